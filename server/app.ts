@@ -1,0 +1,169 @@
+import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Writable } from "node:stream";
+import { isLoopbackHost, secretsOf, type Config } from "./config";
+import { closeDb, openDb, type Db } from "./db/client";
+import { EventBus } from "./events/bus";
+import { EventStore } from "./events/event-store";
+import { healthOf } from "./http/health";
+import { registerLogin } from "./http/login";
+import { createGuard, LoginCodes } from "./http/security";
+import { registerDashboard } from "./http/static";
+import { createLogger, type Logger } from "./log";
+import { createRedactor } from "./redact";
+import type { Context, Services } from "./trpc/context";
+import { appRouter, type AppRouter } from "./trpc/router";
+import { attachCommaProtocol } from "./ws/comma-connection";
+import { WsGateway } from "./ws/gateway";
+
+export type ServerDeps = {
+  config: Config;
+  /** Where log lines go (default stdout). Every line is scrubbed of secrets first. */
+  logStream?: Writable | { write(line: string): unknown };
+};
+
+export type SwitchyardServer = {
+  readonly services: Services;
+  readonly db: Db;
+  readonly log: Logger;
+  readonly app: FastifyInstance;
+  /** Listen; resolves with the URL once bound. */
+  start(): Promise<{ url: string; port: number }>;
+  /** Graceful stop: close connections, flush the bus, close the store. */
+  stop(reason?: string): Promise<void>;
+  /** A one-time login link for the dashboard, or the plain URL when no token is set. */
+  loginLink(): string;
+  url(): string;
+};
+
+export const VERSION: string = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")).version;
+
+export class StartupError extends Error {
+  readonly code = "CONFIG_INVALID";
+}
+
+/** The server factory: `main.ts` and every integration test start the same thing. */
+export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> {
+  const { config } = deps;
+  if (!isLoopbackHost(config.host) && !config.token) {
+    throw new StartupError(
+      `Refusing to bind ${config.host} without a token: set SWITCHYARD_TOKEN (16+ characters), or bind a loopback address (SWITCHYARD_HOST=127.0.0.1).`,
+    );
+  }
+  const redact = createRedactor(secretsOf(config));
+  const log = createLogger({ level: config.logLevel, redact, stream: deps.logStream });
+  const db = openDb({ path: config.dbPath, migrationsDir: config.migrationsDir, durability: config.durability });
+  const bus = new EventBus(new EventStore(db));
+
+  let boundPort = config.port;
+  let sseClients = 0;
+  const guard = createGuard({ boundHost: config.host, port: () => boundPort, allowedHosts: config.allowedHosts, token: config.token });
+  const ws = new WsGateway(guard.check);
+  const codes = new LoginCodes();
+
+  const services: Services = {
+    config,
+    bus,
+    redact,
+    startedAt: Date.now(),
+    version: VERSION,
+    loginLink: () => server.loginLink(),
+    stats: {
+      activeRuns: () => 0,
+      connectedClients: () => ws.clientCount + sseClients,
+      sseOpened: () => void sseClients++,
+      sseClosed: () => void sseClients--,
+    },
+  };
+
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    disableRequestLogging: config.logLevel !== "debug" && config.logLevel !== "trace",
+    bodyLimit: 16 * 1024 * 1024,
+    forceCloseConnections: true,
+    // Host, Origin and token are checked before Fastify routes anything.
+    serverFactory: (handler) => {
+      const server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+        const verdict = guard.check(req);
+        if (verdict.ok) {
+          (req as IncomingMessage & { principal?: string }).principal = verdict.principal;
+          return handler(req, res);
+        }
+        const wantsHtml = verdict.status === 401 && req.method === "GET" && (req.headers.accept ?? "").includes("text/html");
+        if (wantsHtml) {
+          res.writeHead(303, { location: "/login", "cache-control": "no-store" });
+          return res.end();
+        }
+        res.writeHead(verdict.status, { "content-type": "application/json; charset=utf-8" });
+        res.end(JSON.stringify({ error: verdict.status === 401 ? "UNAUTHORIZED" : "FORBIDDEN", message: verdict.reason }));
+      });
+      ws.attach(server);
+      return server;
+    },
+  });
+
+  registerLogin(app, { token: config.token, codes, port: () => boundPort });
+  app.get("/health", async () => healthOf(services));
+  app.get("/ws", async (_req, reply) => reply.code(400).type("text/plain; charset=utf-8").send("WebSocket upgrade failed"));
+
+  await app.register(fastifyTRPCPlugin, {
+    prefix: "/trpc",
+    trpcOptions: {
+      router: appRouter,
+      createContext: ({ req }): Context => ({ ...services, principal: ((req.raw as IncomingMessage & { principal?: Context["principal"] }).principal ?? "open") }),
+      onError: ({ error, path }) => {
+        if (error.code === "INTERNAL_SERVER_ERROR") log.error({ path, err: { message: redact(error.message), stack: error.stack && redact(error.stack) } }, "tRPC procedure failed");
+      },
+    } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],
+  });
+  await registerDashboard(app, config.webDir);
+
+  attachCommaProtocol(ws, { services, log });
+
+  let stopping: Promise<void> | undefined;
+  const server: SwitchyardServer = {
+    services,
+    db,
+    log,
+    app,
+    async start() {
+      await app.listen({ host: config.host, port: config.port });
+      boundPort = (app.server.address() as AddressInfo).port;
+      await bus.publish("server.started", {
+        version: VERSION,
+        pid: process.pid,
+        host: config.host,
+        port: boundPort,
+        resumedFromEventId: bus.lastId,
+      });
+      return { url: server.url(), port: boundPort };
+    },
+    url() {
+      const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+      return `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${boundPort}`;
+    },
+    loginLink() {
+      return config.token ? `${server.url()}/login?code=${codes.mint()}` : `${server.url()}/`;
+    },
+    stop(reason = "stop") {
+      stopping ??= (async () => {
+        try {
+          await bus.publish("server.stopping", { reason });
+        } catch {
+          // the bus may already be closed
+        }
+        // Connections are cut, not ended: clients reconnect and resume from their last event id.
+        ws.close();
+        await app.close();
+        bus.close();
+        closeDb(db);
+      })();
+      return stopping;
+    },
+  };
+  return server;
+}

@@ -1,0 +1,13 @@
+import { emit } from "./emit";
+import { events } from "./events";
+import { health } from "./health";
+import { login } from "./login";
+import { start } from "./start";
+
+export type Command = {
+  summary: string;
+  /** Resolves with the exit code; -1 keeps the process running (e.g. the server). */
+  run(args: string[]): Promise<number>;
+};
+
+export const commands: Record<string, Command> = { start, health, events, emit, login };

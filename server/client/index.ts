@@ -1,0 +1,47 @@
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, type TRPCClient } from "@trpc/client";
+import { EventSource as EventSourcePonyfill } from "eventsource";
+import type { AppRouter } from "../trpc/router";
+
+export type { AppRouter };
+
+export type ClientOptions = {
+  /** Server base URL, e.g. http://127.0.0.1:7422 (default: SWITCHYARD_URL, then that). */
+  url?: string;
+  /** Bearer token (default: SWITCHYARD_TOKEN). */
+  token?: string;
+};
+
+export type SwitchyardClient = TRPCClient<AppRouter>;
+
+export function defaultUrl(env: Record<string, string | undefined> = process.env): string {
+  if (env.SWITCHYARD_URL) return env.SWITCHYARD_URL.replace(/\/+$/, "");
+  const host = env.SWITCHYARD_HOST && !["0.0.0.0", "::"].includes(env.SWITCHYARD_HOST) ? env.SWITCHYARD_HOST : "127.0.0.1";
+  return `http://${host.includes(":") ? `[${host}]` : host}:${env.SWITCHYARD_PORT || "7422"}`;
+}
+
+/**
+ * The typed client for scripts: queries and mutations over batched HTTP, subscriptions over SSE
+ * (resumed from the last tracked id after a reconnect).
+ */
+export function createSwitchyardClient(options: ClientOptions = {}): SwitchyardClient {
+  const base = (options.url ?? defaultUrl()).replace(/\/+$/, "");
+  const token = options.token ?? (process.env.SWITCHYARD_TOKEN || undefined);
+  const authHeaders: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  return createTRPCClient<AppRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === "subscription",
+        true: httpSubscriptionLink({
+          url: `${base}/trpc`,
+          EventSource: EventSourcePonyfill as unknown as typeof EventSource,
+          eventSourceOptions: () =>
+            ({
+              fetch: (input: string | URL | Request, init?: RequestInit) =>
+                fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), ...authHeaders } }),
+            }) as EventSourceInit,
+        }),
+        false: httpBatchLink({ url: `${base}/trpc`, headers: () => authHeaders }),
+      }),
+    ],
+  });
+}

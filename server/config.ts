@@ -1,0 +1,144 @@
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+
+/**
+ * Configuration: environment variables over an optional JSON config file over defaults.
+ * A bad value fails at start with a message naming the variable.
+ */
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const emptyToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+
+const httpUrl = z
+  .string()
+  .url("expected an http(s) URL")
+  .refine((v) => /^https?:\/\//.test(v), "expected an http(s) URL");
+
+/** Accept a provider base URL with or without a trailing `/v1`; keep the root. */
+function providerRoot(url: string): string {
+  return url.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+const ConfigSchema = z.object({
+  host: z.string().min(1).default("127.0.0.1"),
+  port: z.coerce.number().int("expected an integer port").min(0).max(65535).default(7422),
+  home: z.string().min(1).default(join(homedir(), ".switchyard")),
+  token: z.preprocess(emptyToUndefined, z.string().min(16, "must be at least 16 characters").optional()),
+  allowedHosts: z.preprocess(
+    (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
+    z.array(z.string().min(1)).default([]),
+  ),
+  allowedRoots: z.preprocess(
+    (v) => (typeof v === "string" ? v.split(":").map((s) => s.trim()).filter(Boolean) : v),
+    z.array(z.string().min(1)).default([]),
+  ),
+  logLevel: z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+  anthropicApiKey: z.preprocess(emptyToUndefined, z.string().optional()),
+  anthropicBaseUrl: z.preprocess(emptyToUndefined, httpUrl.transform(providerRoot).optional()),
+  openaiApiKey: z.preprocess(emptyToUndefined, z.string().optional()),
+  openaiBaseUrl: z.preprocess(emptyToUndefined, httpUrl.transform(providerRoot).optional()),
+  /** "normal": survives a crash or kill -9 of the process; "full": also an OS crash (fsync). */
+  durability: z.enum(["normal", "full"]).default("normal"),
+});
+
+export type Config = z.infer<typeof ConfigSchema> & {
+  /** Directory of the built dashboard. */
+  webDir: string;
+  /** Directory of the drizzle migrations. */
+  migrationsDir: string;
+  dbPath: string;
+  /** Where the values came from, for error messages. */
+  configFile?: string;
+};
+
+/** The env var behind each config key: the name a user sees in errors and in the README. */
+export const ENV_VARS = {
+  host: "SWITCHYARD_HOST",
+  port: "SWITCHYARD_PORT",
+  home: "SWITCHYARD_HOME",
+  token: "SWITCHYARD_TOKEN",
+  allowedHosts: "SWITCHYARD_ALLOWED_HOSTS",
+  allowedRoots: "SWITCHYARD_ALLOWED_ROOTS",
+  logLevel: "SWITCHYARD_LOG_LEVEL",
+  anthropicApiKey: "ANTHROPIC_API_KEY",
+  anthropicBaseUrl: "ANTHROPIC_BASE_URL",
+  openaiApiKey: "OPENAI_API_KEY",
+  openaiBaseUrl: "OPENAI_BASE_URL",
+  durability: "SWITCHYARD_DURABILITY",
+} as const satisfies Record<keyof z.infer<typeof ConfigSchema>, string>;
+
+export class ConfigError extends Error {
+  readonly code = "CONFIG_INVALID";
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+const repoRoot = resolve(import.meta.dirname, "..");
+
+/** Read config from an env map (default process.env); throws ConfigError naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Record<keyof typeof ENV_VARS, unknown>> = {}): Config {
+  const configFile = env.SWITCHYARD_CONFIG ? resolve(env.SWITCHYARD_CONFIG) : undefined;
+  const fileValues = configFile ? readConfigFile(configFile) : {};
+  const raw: Record<string, unknown> = { ...fileValues };
+  for (const [key, name] of Object.entries(ENV_VARS)) {
+    const value = env[name];
+    if (value !== undefined) raw[key] = value;
+  }
+  Object.assign(raw, Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)));
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0] ?? "");
+      const name = ENV_VARS[key as keyof typeof ENV_VARS] ?? key;
+      const source = key in fileValues && env[name] === undefined ? ` (in ${configFile})` : "";
+      return `${name}${source}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const home = resolve(parsed.data.home);
+  return {
+    ...parsed.data,
+    home,
+    allowedRoots: parsed.data.allowedRoots.map((r) => (isAbsolute(r) ? r : resolve(r))),
+    webDir: env.SWITCHYARD_WEB_DIR ? resolve(env.SWITCHYARD_WEB_DIR) : join(repoRoot, "dist", "web"),
+    migrationsDir: join(repoRoot, "drizzle"),
+    dbPath: join(home, "switchyard.db"),
+    configFile,
+  };
+}
+
+const FILE_KEYS = new Set(Object.keys(ENV_VARS));
+
+function readConfigFile(path: string): Record<string, unknown> {
+  if (!existsSync(path)) throw new ConfigError(`SWITCHYARD_CONFIG: file not found: ${path}`);
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new ConfigError(`SWITCHYARD_CONFIG: ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new ConfigError(`SWITCHYARD_CONFIG: ${path} must hold a JSON object`);
+  }
+  const unknown = Object.keys(data).filter((k) => !FILE_KEYS.has(k));
+  if (unknown.length > 0) {
+    throw new ConfigError(`SWITCHYARD_CONFIG: ${path} has unknown keys: ${unknown.join(", ")} (expected ${[...FILE_KEYS].join(", ")})`);
+  }
+  return data as Record<string, unknown>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** Secrets that must never appear in logs, events, errors or /health. */
+export function secretsOf(config: Config): string[] {
+  return [config.token, config.anthropicApiKey, config.openaiApiKey].filter((s): s is string => !!s && s.length >= 4);
+}

@@ -1,0 +1,2 @@
+/** Every drizzle table of the server, for drizzle-kit and the typed client. */
+export * from "../events/events.sql";

@@ -1,0 +1,249 @@
+import { EventCatalog, scopeKey, type BusEvent, type EventPayload, type EventScope, type EventType, type ScopeFilter } from "../../shared/events";
+import type { EventRow, EventStore } from "./event-store";
+
+type Pending = { row: EventRow; event: BusEvent; resolve: (e: BusEvent) => void; reject: (err: Error) => void };
+type Listener = (event: BusEvent) => void;
+
+export type BusOptions = {
+  /** Validate payloads against the catalogue (default: on). */
+  validate?: boolean;
+  /** Commit at once when this many events are waiting (default 4096). */
+  maxBatch?: number;
+};
+
+export type SubscribeOptions = {
+  /** Deliver events with id > afterId (default 0: everything stored). */
+  afterId?: number;
+  scope?: ScopeFilter;
+  signal?: AbortSignal;
+  /** Live events buffered before the subscriber falls back to reading the store (default 10,000). */
+  highWaterMark?: number;
+};
+
+export class BusClosedError extends Error {
+  readonly code = "SHUTTING_DOWN";
+  constructor() {
+    super("The event bus is closed: the server is shutting down");
+  }
+}
+
+/**
+ * The typed event bus. `publish` assigns a global monotonic id at once, persists the event in a
+ * group commit (one transaction per event-loop turn, or per `maxBatch` events), and only then
+ * delivers it; its promise resolves after the commit: from then on the event survives kill -9.
+ */
+export class EventBus {
+  private nextId: number;
+  private committedId: number;
+  private pending: Pending[] = [];
+  private flushTimer: NodeJS.Immediate | undefined;
+  private readonly listeners = new Set<Listener>();
+  private readonly typed = new Map<string, Set<Listener>>();
+  /** Wakes every waiting subscriber (on close). */
+  private readonly wakers = new Set<() => void>();
+  private readonly validate: boolean;
+  private readonly maxBatch: number;
+  private closed = false;
+
+  constructor(
+    readonly store: EventStore,
+    options: BusOptions = {},
+  ) {
+    this.committedId = store.maxId();
+    this.nextId = this.committedId + 1;
+    this.validate = options.validate ?? true;
+    this.maxBatch = options.maxBatch ?? 4096;
+  }
+
+  /** The id of the newest committed event. */
+  get lastId(): number {
+    return this.committedId;
+  }
+
+  get subscriberCount(): number {
+    return this.listeners.size;
+  }
+
+  publish<T extends EventType>(type: T, payload: EventPayload<T>, scope: EventScope = {}): Promise<BusEvent<T>> {
+    if (this.closed) return Promise.reject(new BusClosedError());
+    const schema = EventCatalog[type];
+    if (!schema) throw new Error(`Unknown event type "${type}": add it to the catalogue in shared/events`);
+    const value = this.validate ? schema.parse(payload) : payload;
+    const now = Date.now();
+    const id = this.nextId++;
+    const event = { id, ts: new Date(now).toISOString(), type, scope, payload: value } as BusEvent<T>;
+    const row: EventRow = { id, ts: now, type, scope, payloadJson: JSON.stringify(value) };
+    return new Promise<BusEvent<T>>((resolve, reject) => {
+      this.pending.push({ row, event, resolve: resolve as (e: BusEvent) => void, reject });
+      if (this.pending.length >= this.maxBatch) this.flush();
+      else this.flushTimer ??= setImmediate(() => this.flush());
+    });
+  }
+
+  /** Commit everything pending now, then deliver it. */
+  flush(): void {
+    if (this.flushTimer) {
+      clearImmediate(this.flushTimer);
+      this.flushTimer = undefined;
+    }
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    try {
+      this.store.append(batch.map((p) => p.row));
+    } catch (err) {
+      // Nothing of this batch was stored: its ids are free again, and no subscriber saw them.
+      this.nextId = this.committedId + 1;
+      const error = err instanceof Error ? err : new Error(String(err));
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    this.committedId = batch[batch.length - 1]!.row.id;
+    for (const p of batch) {
+      this.deliver(p.event);
+      p.resolve(p.event);
+    }
+  }
+
+  private deliver(event: BusEvent): void {
+    for (const listener of this.listeners) listener(event);
+    const typed = this.typed.get(event.type);
+    if (typed) for (const listener of typed) listener(event);
+  }
+
+  /** In-process reaction to committed events of one type (or all with "*"). Returns an unsubscribe. */
+  on<T extends EventType>(type: T | "*", handler: (event: BusEvent<T>) => void): () => void {
+    const safe: Listener = (e) => {
+      try {
+        handler(e as BusEvent<T>);
+      } catch (err) {
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
+    };
+    if (type === "*") {
+      this.listeners.add(safe);
+      return () => this.listeners.delete(safe);
+    }
+    let set = this.typed.get(type);
+    if (!set) this.typed.set(type, (set = new Set()));
+    set.add(safe);
+    return () => set.delete(safe);
+  }
+
+  /**
+   * Every event after `afterId`, then live ones, with no gap and no duplicate: the live listener is
+   * attached first, the backlog read from the store, and anything at or below the cursor skipped.
+   * A subscriber that falls behind by more than `highWaterMark` live events drops its buffer and
+   * reads the store from its cursor instead, so memory stays bounded.
+   */
+  async *subscribe(options: SubscribeOptions = {}): AsyncGenerator<BusEvent, void, undefined> {
+    const { scope, signal } = options;
+    const highWaterMark = options.highWaterMark ?? 10_000;
+    const key = scope ? scopeKey[scope.kind] : undefined;
+    let cursor = options.afterId ?? 0;
+    const queue = new EventQueue();
+    let overflowed = false;
+    let wake: (() => void) | undefined;
+
+    const listener: Listener = (event) => {
+      if (key && event.scope[key] !== scope!.id) return;
+      if (overflowed) return;
+      if (queue.size >= highWaterMark) {
+        overflowed = true;
+        queue.clear();
+      } else {
+        queue.push(event);
+      }
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    const onAbort = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    this.listeners.add(listener);
+    this.wakers.add(onAbort);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      let fromStore = true;
+      while (!signal?.aborted && !this.closed) {
+        if (fromStore) {
+          queue.clear();
+          const page = this.store.readAfter(cursor, scope, 1000);
+          if (page.length === 0) {
+            fromStore = false;
+            overflowed = false;
+            continue;
+          }
+          for (const event of page) {
+            yield event;
+            cursor = event.id;
+            if (signal?.aborted) return;
+          }
+          continue;
+        }
+        let event = queue.shift();
+        while (event) {
+          if (event.id > cursor) {
+            yield event;
+            cursor = event.id;
+          }
+          if (overflowed || signal?.aborted) break;
+          event = queue.shift();
+        }
+        if (overflowed) {
+          fromStore = true;
+          continue;
+        }
+        if (queue.size === 0 && !signal?.aborted && !this.closed) {
+          await new Promise<void>((resolve) => (wake = resolve));
+        }
+      }
+    } finally {
+      this.listeners.delete(listener);
+      this.wakers.delete(onAbort);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Commit what is pending and stop accepting events; live subscribers end. */
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    for (const wake of [...this.wakers]) wake();
+  }
+}
+
+/** FIFO with O(1) shift. */
+class EventQueue {
+  private items: BusEvent[] = [];
+  private head = 0;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  push(e: BusEvent): void {
+    this.items.push(e);
+  }
+
+  shift(): BusEvent | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const e = this.items[this.head++];
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return e;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+  }
+}

@@ -1,0 +1,94 @@
+import type { Statement } from "better-sqlite3";
+import type { BusEvent, EventScope, ScopeFilter, ScopeKind } from "../../shared/events";
+import type { Db } from "../db/client";
+
+/** One row as the bus hands it to the store: payload already serialized. */
+export type EventRow = {
+  id: number;
+  ts: number;
+  type: string;
+  scope: EventScope;
+  payloadJson: string;
+};
+
+type RawRow = {
+  id: number;
+  ts: number;
+  type: string;
+  run_id: string | null;
+  agent_id: string | null;
+  daemon_id: string | null;
+  conversation_id: string | null;
+  payload: string;
+};
+
+const COLUMN: Record<ScopeKind, string> = {
+  run: "run_id",
+  agent: "agent_id",
+  daemon: "daemon_id",
+  conversation: "conversation_id",
+};
+
+const SELECT = "SELECT id, ts, type, run_id, agent_id, daemon_id, conversation_id, payload FROM events";
+
+/**
+ * Persistence of bus events. Raw prepared statements on the hot path (the table itself is defined
+ * with drizzle in events.sql.ts and created by the migrations).
+ */
+export class EventStore {
+  private readonly insertStmt: Statement;
+  private readonly insertBatch: (rows: readonly EventRow[]) => void;
+  private readonly readAll: Statement;
+  private readonly readScoped: Record<ScopeKind, Statement>;
+  private readonly countAll: Statement;
+  private readonly countScoped: Record<ScopeKind, Statement>;
+
+  constructor(private readonly db: Db) {
+    const sqlite = db.$client;
+    this.insertStmt = sqlite.prepare(
+      "INSERT INTO events (id, ts, type, run_id, agent_id, daemon_id, conversation_id, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.insertBatch = sqlite.transaction((rows: readonly EventRow[]) => {
+      for (const r of rows) {
+        const s = r.scope;
+        this.insertStmt.run(r.id, r.ts, r.type, s.runId ?? null, s.agentId ?? null, s.daemonId ?? null, s.conversationId ?? null, r.payloadJson);
+      }
+    });
+    this.readAll = sqlite.prepare(`${SELECT} WHERE id > ? ORDER BY id LIMIT ?`);
+    this.countAll = sqlite.prepare("SELECT count(*) AS n FROM events WHERE id > ?");
+    const scoped = (kind: ScopeKind) => sqlite.prepare(`${SELECT} WHERE ${COLUMN[kind]} = ? AND id > ? ORDER BY id LIMIT ?`);
+    const counted = (kind: ScopeKind) => sqlite.prepare(`SELECT count(*) AS n FROM events WHERE ${COLUMN[kind]} = ? AND id > ?`);
+    this.readScoped = { run: scoped("run"), agent: scoped("agent"), daemon: scoped("daemon"), conversation: scoped("conversation") };
+    this.countScoped = { run: counted("run"), agent: counted("agent"), daemon: counted("daemon"), conversation: counted("conversation") };
+  }
+
+  /** Insert rows in one transaction (the group commit). */
+  append(rows: readonly EventRow[]): void {
+    if (rows.length > 0) this.insertBatch(rows);
+  }
+
+  maxId(): number {
+    const row = this.db.$client.prepare("SELECT max(id) AS id FROM events").get() as { id: number | null };
+    return row.id ?? 0;
+  }
+
+  /** Events with id > afterId, oldest first, optionally of one scope. */
+  readAfter(afterId: number, scope: ScopeFilter | undefined, limit: number): BusEvent[] {
+    const rows = (scope ? this.readScoped[scope.kind].all(scope.id, afterId, limit) : this.readAll.all(afterId, limit)) as RawRow[];
+    return rows.map(toEvent);
+  }
+
+  count(afterId = 0, scope?: ScopeFilter): number {
+    const row = (scope ? this.countScoped[scope.kind].get(scope.id, afterId) : this.countAll.get(afterId)) as { n: number };
+    return row.n;
+  }
+}
+
+function toEvent(r: RawRow): BusEvent {
+  const scope: EventScope = {};
+  if (r.run_id !== null) scope.runId = r.run_id;
+  if (r.agent_id !== null) scope.agentId = r.agent_id;
+  if (r.daemon_id !== null) scope.daemonId = r.daemon_id;
+  if (r.conversation_id !== null) scope.conversationId = r.conversation_id;
+  return { id: r.id, ts: new Date(r.ts).toISOString(), type: r.type, scope, payload: JSON.parse(r.payload) } as BusEvent;
+}

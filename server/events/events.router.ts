@@ -1,0 +1,38 @@
+import { tracked } from "@trpc/server";
+import { EmitInput, ListEventsInput, OnEventInput } from "../../shared/api";
+import { publicProcedure, router } from "../trpc/init";
+
+export const eventsRouter = router({
+  /**
+   * Every event after lastEventId (the backlog from the store), then live ones: no gap, no
+   * duplicate, also across a reconnect or a server restart. Each is `tracked(id)` so the client
+   * resumes by itself.
+   */
+  onEvent: publicProcedure.input(OnEventInput).subscription(async function* ({ input, ctx, signal }) {
+    const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
+    ctx.stats.sseOpened();
+    try {
+      for await (const event of ctx.bus.subscribe({ afterId, scope: input.scope, signal })) {
+        yield tracked(String(event.id), event);
+      }
+    } finally {
+      ctx.stats.sseClosed();
+    }
+  }),
+
+  /** A page of stored events, oldest first. */
+  list: publicProcedure.input(ListEventsInput).query(({ input, ctx }) => {
+    const events = ctx.bus.store.readAfter(input.afterId, input.scope, input.limit);
+    return { events, lastId: ctx.bus.lastId };
+  }),
+
+  count: publicProcedure.input(ListEventsInput.pick({ afterId: true, scope: true })).query(({ input, ctx }) => {
+    return { count: ctx.bus.store.count(input.afterId, input.scope), lastId: ctx.bus.lastId };
+  }),
+
+  /** Put a note on the bus (scripts, `yard emit`, tests). Resolves once it is stored. */
+  emit: publicProcedure.input(EmitInput).mutation(async ({ input, ctx }) => {
+    const event = await ctx.bus.publish("system.noted", { message: input.message }, input.scope ?? {});
+    return { id: event.id };
+  }),
+});

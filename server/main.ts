@@ -1,0 +1,61 @@
+import { createServer, StartupError } from "./app";
+import { ConfigError, loadConfig, type Config } from "./config";
+
+/**
+ * The only impure entry: read config, open the store, listen, and stop gracefully on SIGINT or
+ * SIGTERM. `yard start` and `npm start` both end up here.
+ */
+export async function main(overrides: Partial<Record<"host" | "port", unknown>> = {}): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env, overrides);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`switchyard: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  let server;
+  try {
+    server = await createServer({ config });
+  } catch (err) {
+    if (err instanceof StartupError || err instanceof ConfigError) {
+      process.stderr.write(`switchyard: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  try {
+    await server.start();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const hint = e.code === "EADDRINUSE" ? ` (port ${config.port} is taken: set SWITCHYARD_PORT)` : "";
+    process.stderr.write(`switchyard: cannot listen on ${config.host}:${config.port}: ${e.message}${hint}\n`);
+    await server.stop("listen failed").catch(() => {});
+    process.exit(1);
+  }
+  const link = server.loginLink();
+  process.stdout.write(
+    `\n  Switchyard ${server.services.version} is running\n` +
+      `  Dashboard: ${link}${config.token ? "   (one-time login link)" : ""}\n` +
+      `  Data:      ${config.home}\n\n`,
+  );
+
+  let signals = 0;
+  const shutdown = (signal: string) => {
+    if (++signals > 1) process.exit(130);
+    server.log.info({ signal }, "shutting down");
+    server.stop(signal).then(
+      () => process.exit(0),
+      (err) => {
+        server.log.error({ err: String(err) }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+if (process.argv[1] && import.meta.filename === process.argv[1]) void main();

@@ -1,0 +1,25 @@
+import type { Config } from "../config";
+import type { EventBus } from "../events/bus";
+import type { Redactor } from "../redact";
+
+/** What every procedure can reach: the services of the running server. */
+export type Services = {
+  config: Config;
+  bus: EventBus;
+  redact: Redactor;
+  startedAt: number;
+  /** A one-time dashboard login link (or the plain URL when no token is set). */
+  loginLink: () => string;
+  version: string;
+  stats: {
+    activeRuns: () => number;
+    connectedClients: () => number;
+    sseOpened: () => void;
+    sseClosed: () => void;
+  };
+};
+
+export type Context = Services & {
+  /** Who is calling: a browser session, a bearer token, or nobody (no token configured). */
+  principal: "token" | "cookie" | "open";
+};

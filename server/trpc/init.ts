@@ -1,0 +1,47 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+import { isDomainError } from "../errors";
+import type { Context } from "./context";
+import { describeZodError } from "./errors";
+
+const t = initTRPC.context<Context>().create({
+  sse: {
+    ping: { enabled: true, intervalMs: 10_000 },
+    client: { reconnectAfterInactivityMs: 25_000 },
+  },
+  errorFormatter({ shape, error, ctx }) {
+    const cause = error.cause;
+    const zod = cause instanceof ZodError ? cause : undefined;
+    const domainCode = isDomainError(cause) ? cause.code : undefined;
+    const message = zod ? describeZodError(zod) : error.message;
+    const safe = ctx ? ctx.redact(message) : message;
+    return {
+      ...shape,
+      message: safe,
+      data: {
+        ...shape.data,
+        stack: undefined,
+        /** The stable domain code (e.g. DAEMON_QUEUE_FULL), or the tRPC code. */
+        appCode: domainCode ?? (zod ? "VALIDATION_ERROR" : shape.data.code),
+        issues: zod?.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+        details: isDomainError(cause) ? cause.details : undefined,
+      },
+    };
+  },
+});
+
+/** Domain errors become TRPCErrors here, in one place. */
+const translateErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause;
+    if (isDomainError(cause) && result.error.code === "INTERNAL_SERVER_ERROR") {
+      throw new TRPCError({ code: cause.kind, message: cause.message, cause });
+    }
+  }
+  return result;
+});
+
+export const router = t.router;
+export const publicProcedure = t.procedure.use(translateErrors);
+export const createCallerFactory = t.createCallerFactory;

@@ -1,0 +1,26 @@
+import { eventsRouter } from "../events/events.router";
+import { healthOf } from "../http/health";
+import { publicProcedure, router } from "./init";
+
+export const appRouter = router({
+  health: publicProcedure.query(({ ctx }) => healthOf(ctx)),
+  system: router({
+    info: publicProcedure.query(({ ctx }) => ({
+      version: ctx.version,
+      home: ctx.config.home,
+      authRequired: !!ctx.config.token,
+      lastEventId: ctx.bus.lastId,
+      providers: {
+        anthropic: !!ctx.config.anthropicApiKey,
+        openai: !!ctx.config.openaiApiKey,
+      },
+    })),
+  }),
+  events: eventsRouter,
+  auth: router({
+    /** Mint a one-time login link for a browser (the caller already holds the token). */
+    loginLink: publicProcedure.mutation(({ ctx }) => ({ link: ctx.loginLink() })),
+  }),
+});
+
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,51 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { GuardResult } from "../http/security";
+
+export type WsConnectionHandler = (socket: WebSocket, req: IncomingMessage) => void;
+
+const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found" };
+
+/**
+ * WebSocket upgrades on the server's one port. Only `/ws`; the request guard (Host, Origin,
+ * token) runs before the upgrade is accepted.
+ */
+export class WsGateway {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
+  private handler: WsConnectionHandler = (socket) => socket.close(1011, "not ready");
+
+  constructor(private readonly guard: (req: IncomingMessage) => GuardResult) {}
+
+  get clientCount(): number {
+    return this.wss.clients.size;
+  }
+
+  onConnection(handler: WsConnectionHandler): void {
+    this.handler = handler;
+  }
+
+  attach(server: Server): void {
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (req.url ?? "/").split("?")[0];
+      const verdict = this.guard(req);
+      if (!verdict.ok) return reject(socket, verdict.status, verdict.reason);
+      if (path !== "/ws") return reject(socket, 404, "Not Found");
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.handler(ws, req));
+    });
+  }
+
+  close(): void {
+    for (const client of this.wss.clients) client.close(1001, "server shutting down");
+    this.wss.close();
+  }
+}
+
+function reject(socket: Duplex, status: number, body: string): void {
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Error"}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}

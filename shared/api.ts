@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { EventScope, ScopeFilter } from "./events";
+
+/** Wire shapes of the HTTP endpoints that are not tRPC. */
+export const Health = z.object({
+  status: z.literal("ok"),
+  /** seconds since the server started */
+  uptime: z.number(),
+  activeRuns: z.number().int(),
+  connectedClients: z.number().int(),
+});
+export type Health = z.infer<typeof Health>;
+
+export const OnEventInput = z
+  .object({
+    /** Resume after this event id (tRPC passes the last tracked id on reconnect). */
+    lastEventId: z.string().regex(/^\d+$/, "expected a decimal event id").nullish(),
+    scope: ScopeFilter.optional(),
+  })
+  .strict();
+export type OnEventInput = z.infer<typeof OnEventInput>;
+
+export const ListEventsInput = z
+  .object({
+    afterId: z.number().int().nonnegative().default(0),
+    limit: z.number().int().min(1).max(5000).default(500),
+    scope: ScopeFilter.optional(),
+  })
+  .strict();
+export type ListEventsInput = z.infer<typeof ListEventsInput>;
+
+export const EmitInput = z
+  .object({
+    message: z.string().min(1).max(10_000),
+    scope: EventScope.optional(),
+  })
+  .strict();
+export type EmitInput = z.infer<typeof EmitInput>;

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { SystemEvents } from "./system";
+
+/**
+ * The one catalogue of bus events. Names are dotted `<domain>.<past-tense>`; each maps to the zod
+ * schema of its payload. A domain adds its events by adding its map here.
+ */
+export const EventCatalog = {
+  ...SystemEvents,
+} as const;
+
+export type EventCatalog = typeof EventCatalog;
+export type EventType = keyof EventCatalog;
+export type EventPayload<T extends EventType> = z.infer<EventCatalog[T]>;
+
+export const EventTypeName = z.enum(Object.keys(EventCatalog) as [EventType, ...EventType[]]);
+
+/** Which run, agent, daemon or conversation an event belongs to; a subscriber may ask for one. */
+export const EventScope = z
+  .object({
+    runId: z.string().min(1),
+    agentId: z.string().min(1),
+    daemonId: z.string().min(1),
+    conversationId: z.string().min(1),
+  })
+  .partial()
+  .strict();
+export type EventScope = z.infer<typeof EventScope>;
+
+export const ScopeKind = z.enum(["run", "agent", "daemon", "conversation"]);
+export type ScopeKind = z.infer<typeof ScopeKind>;
+
+/** A subscriber's filter: one scope kind and id. */
+export const ScopeFilter = z.object({ kind: ScopeKind, id: z.string().min(1) }).strict();
+export type ScopeFilter = z.infer<typeof ScopeFilter>;
+
+export const scopeKey = {
+  run: "runId",
+  agent: "agentId",
+  daemon: "daemonId",
+  conversation: "conversationId",
+} as const satisfies Record<ScopeKind, keyof EventScope>;
+
+/** A stored event as every subscriber sees it. `id` is global and monotonic. */
+export type BusEvent<T extends EventType = EventType> = Extract<AnyBusEvent, { type: T }>;
+
+type AnyBusEvent = {
+  [K in EventType]: {
+    id: number;
+    /** ISO-8601 time of publication. */
+    ts: string;
+    type: K;
+    scope: EventScope;
+    payload: EventPayload<K>;
+  };
+}[EventType];
+
+export function isEvent<T extends EventType>(event: BusEvent, type: T): event is BusEvent<T> {
+  return event.type === type;
+}
