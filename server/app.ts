@@ -1,5 +1,5 @@
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
@@ -82,9 +82,11 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
 
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
-    disableRequestLogging: config.logLevel !== "debug" && config.logLevel !== "trace",
+    logController: new LogController({ disableRequestLogging: config.logLevel !== "debug" && config.logLevel !== "trace" }),
     bodyLimit: 16 * 1024 * 1024,
     forceCloseConnections: true,
+    // tRPC batches put every procedure path in one URL segment
+    routerOptions: { maxParamLength: 10_000 },
     // Host, Origin and token are checked before Fastify routes anything.
     serverFactory: (handler) => {
       const server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {

@@ -40,7 +40,7 @@ export function createSwitchyardClient(options: ClientOptions = {}): SwitchyardC
                 fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), ...authHeaders } }),
             }) as EventSourceInit,
         }),
-        false: httpBatchLink({ url: `${base}/trpc`, headers: () => authHeaders }),
+        false: httpBatchLink({ url: `${base}/trpc`, headers: () => authHeaders, maxURLLength: 8000, maxItems: 100 }),
       }),
     ],
   });

@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createServer, type SwitchyardServer } from "../app";
+import { createSwitchyardClient, type SwitchyardClient } from "../client";
+import { loadConfig, type ENV_VARS } from "../config";
+
+/** Test support: the real server, in-process or as a child process, on a random loopback port. */
+
+const repoRoot = resolve(import.meta.dirname, "..", "..");
+
+export function tempHome(prefix = "switchyard-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export type TestServer = {
+  server: SwitchyardServer;
+  url: string;
+  port: number;
+  home: string;
+  client: SwitchyardClient;
+  /** Every log line written so far. */
+  logs: string[];
+  stop(): Promise<void>;
+};
+
+export async function startTestServer(
+  options: { home?: string; env?: Record<string, string>; overrides?: Partial<Record<keyof typeof ENV_VARS, unknown>> } = {},
+): Promise<TestServer> {
+  const home = options.home ?? tempHome();
+  const config = loadConfig({ SWITCHYARD_HOME: home, SWITCHYARD_PORT: "0", SWITCHYARD_LOG_LEVEL: "warn", ...options.env }, options.overrides);
+  const logs: string[] = [];
+  const server = await createServer({ config, logStream: { write: (line: string) => logs.push(line) } });
+  const { url, port } = await server.start();
+  const client = createSwitchyardClient({ url, token: config.token });
+  return { server, url, port, home, client, logs, stop: () => server.stop("test") };
+}
+
+export type ServerProcess = {
+  proc: ChildProcess;
+  url: string;
+  port: number;
+  home: string;
+  output: () => string;
+  /** Send a signal and wait for the exit. */
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+};
+
+/** Start `yard start` as a child process; resolves once it prints its dashboard URL. */
+export async function spawnServer(options: { home: string; port?: number; env?: Record<string, string>; timeoutMs?: number }): Promise<ServerProcess> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SWITCHYARD_HOME: options.home,
+    SWITCHYARD_PORT: String(options.port ?? 0),
+    SWITCHYARD_LOG_LEVEL: "info",
+    ...options.env,
+  };
+  const proc = spawn(process.execPath, [join(repoRoot, "bin", "yard.mjs"), "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((res) => proc.once("exit", (code) => res(code)));
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`server did not start in time:\n${out}`)), options.timeoutMs ?? 30_000);
+    const check = () => {
+      const m = /Dashboard: (http:\/\/[^\s/]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]!);
+      }
+    };
+    proc.stdout!.on("data", check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      rej(new Error(`server exited with ${code} before starting:\n${out}`));
+    });
+  });
+  const port = Number(new URL(url).port);
+  return {
+    proc,
+    url,
+    port,
+    home: options.home,
+    output: () => out,
+    async kill(signal = "SIGTERM") {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export function removeHome(home: string): void {
+  rmSync(home, { recursive: true, force: true });
+}
