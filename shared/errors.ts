@@ -13,6 +13,9 @@ export const ErrorCode = z.enum([
   "INTERNAL_ERROR",
   "CONFIG_INVALID",
   "SHUTTING_DOWN",
+  "STRATEGY_INVALID",
+  "STRATEGY_NOT_FOUND",
+  "STRATEGY_PARSE_ERROR",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

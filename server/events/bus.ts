@@ -5,7 +5,7 @@ type Pending = { row: EventRow; event: BusEvent; resolve: (e: BusEvent) => void;
 type Listener = (event: BusEvent) => void;
 
 export type BusOptions = {
-  /** Validate payloads against the catalogue (default: on). */
+  /** Validate payloads against the catalogue (default: on, except when NODE_ENV=production). */
   validate?: boolean;
   /** Commit at once when this many events are waiting (default 4096). */
   maxBatch?: number;
@@ -44,6 +44,9 @@ export class EventBus {
   private readonly validate: boolean;
   private readonly maxBatch: number;
   private closed = false;
+  /** The ISO form of the last publish time (many events share a millisecond). */
+  private isoAt = 0;
+  private iso = "";
 
   constructor(
     readonly store: EventStore,
@@ -51,7 +54,7 @@ export class EventBus {
   ) {
     this.committedId = store.maxId();
     this.nextId = this.committedId + 1;
-    this.validate = options.validate ?? true;
+    this.validate = options.validate ?? process.env.NODE_ENV !== "production";
     this.maxBatch = options.maxBatch ?? 4096;
   }
 
@@ -70,8 +73,12 @@ export class EventBus {
     if (!schema) throw new Error(`Unknown event type "${type}": add it to the catalogue in shared/events`);
     const value = this.validate ? schema.parse(payload) : payload;
     const now = Date.now();
+    if (now !== this.isoAt) {
+      this.isoAt = now;
+      this.iso = new Date(now).toISOString();
+    }
     const id = this.nextId++;
-    const event = { id, ts: new Date(now).toISOString(), type, scope, payload: value } as BusEvent<T>;
+    const event = { id, ts: this.iso, type, scope, payload: value } as BusEvent<T>;
     const row: EventRow = { id, ts: now, type, scope, payloadJson: JSON.stringify(value) };
     return new Promise<BusEvent<T>>((resolve, reject) => {
       this.pending.push({ row, event, resolve: resolve as (e: BusEvent) => void, reject });
@@ -139,61 +146,56 @@ export class EventBus {
    * reads the store from its cursor instead, so memory stays bounded.
    */
   async *subscribe(options: SubscribeOptions = {}): AsyncGenerator<BusEvent, void, undefined> {
+    for await (const batch of this.subscribeBatches(options)) yield* batch;
+  }
+
+  /** As `subscribe`, in batches of up to `maxBatch` events: what a store page or a commit holds. */
+  async *subscribeBatches(options: SubscribeOptions & { maxBatch?: number } = {}): AsyncGenerator<BusEvent[], void, undefined> {
     const { scope, signal } = options;
     const highWaterMark = options.highWaterMark ?? 10_000;
+    const maxBatch = options.maxBatch ?? 1000;
     const key = scope ? scopeKey[scope.kind] : undefined;
     let cursor = options.afterId ?? 0;
     const queue = new EventQueue();
     let overflowed = false;
     let wake: (() => void) | undefined;
-
+    const wakeUp = () => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
     const listener: Listener = (event) => {
-      if (key && event.scope[key] !== scope!.id) return;
-      if (overflowed) return;
+      if ((key && event.scope[key] !== scope!.id) || overflowed) return;
       if (queue.size >= highWaterMark) {
         overflowed = true;
         queue.clear();
       } else {
         queue.push(event);
       }
-      const w = wake;
-      wake = undefined;
-      w?.();
-    };
-    const onAbort = () => {
-      const w = wake;
-      wake = undefined;
-      w?.();
+      wakeUp();
     };
     this.listeners.add(listener);
-    this.wakers.add(onAbort);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    this.wakers.add(wakeUp);
+    signal?.addEventListener("abort", wakeUp, { once: true });
     try {
       let fromStore = true;
       while (!signal?.aborted && !this.closed) {
         if (fromStore) {
           queue.clear();
-          const page = this.store.readAfter(cursor, scope, 1000);
+          const page = this.store.readAfter(cursor, scope, maxBatch);
           if (page.length === 0) {
             fromStore = false;
             overflowed = false;
             continue;
           }
-          for (const event of page) {
-            yield event;
-            cursor = event.id;
-            if (signal?.aborted) return;
-          }
+          cursor = page[page.length - 1]!.id;
+          yield page;
           continue;
         }
-        let event = queue.shift();
-        while (event) {
-          if (event.id > cursor) {
-            yield event;
-            cursor = event.id;
-          }
-          if (overflowed || signal?.aborted) break;
-          event = queue.shift();
+        const batch = queue.drain(maxBatch, cursor);
+        if (batch.length > 0) {
+          cursor = batch[batch.length - 1]!.id;
+          yield batch;
         }
         if (overflowed) {
           fromStore = true;
@@ -205,8 +207,8 @@ export class EventBus {
       }
     } finally {
       this.listeners.delete(listener);
-      this.wakers.delete(onAbort);
-      signal?.removeEventListener("abort", onAbort);
+      this.wakers.delete(wakeUp);
+      signal?.removeEventListener("abort", wakeUp);
     }
   }
 
@@ -232,18 +234,23 @@ class EventQueue {
     this.items.push(e);
   }
 
-  shift(): BusEvent | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const e = this.items[this.head++];
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return e;
-  }
-
   clear(): void {
     this.items = [];
     this.head = 0;
+  }
+
+  /** Take up to `max` events, skipping any at or below `afterId`. */
+  drain(max: number, afterId: number): BusEvent[] {
+    const out: BusEvent[] = [];
+    while (out.length < max && this.head < this.items.length) {
+      const e = this.items[this.head++]!;
+      if (e.id > afterId) out.push(e);
+    }
+    if (this.head >= this.items.length) this.clear();
+    else if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return out;
   }
 }

@@ -20,6 +20,22 @@ export const eventsRouter = router({
     }
   }),
 
+  /**
+   * As onEvent, in batches (a store page while catching up, a commit when live), each tracked by
+   * its last id: the view for high-volume consumers (the dashboard, log followers, scripts).
+   */
+  onEventBatch: publicProcedure.input(OnEventInput).subscription(async function* ({ input, ctx, signal }) {
+    const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
+    ctx.stats.sseOpened();
+    try {
+      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: input.scope, signal })) {
+        yield tracked(String(batch[batch.length - 1]!.id), batch);
+      }
+    } finally {
+      ctx.stats.sseClosed();
+    }
+  }),
+
   /** A page of stored events, oldest first. */
   list: publicProcedure.input(ListEventsInput).query(({ input, ctx }) => {
     const events = ctx.bus.store.readAfter(input.afterId, input.scope, input.limit);

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { LOGIN_PATH, sessionCookieName, sessionValue, type LoginCodes } from "./security";
 
 const page = (message: string) => `<!doctype html>
@@ -26,7 +26,7 @@ export function registerLogin(app: FastifyInstance, opts: { token?: string; code
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  const signIn = (reply: import("fastify").FastifyReply) => {
+  const signIn = (reply: FastifyReply) => {
     const cookie = `${sessionCookieName(opts.port())}=${sessionValue(opts.token!)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=2592000`;
     return reply.header("set-cookie", cookie).redirect("/", 303);
   };

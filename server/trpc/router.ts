@@ -1,5 +1,6 @@
 import { eventsRouter } from "../events/events.router";
 import { healthOf } from "../http/health";
+import { strategiesRouter } from "../strategies/strategies.router";
 import { publicProcedure, router } from "./init";
 
 export const appRouter = router({
@@ -17,6 +18,7 @@ export const appRouter = router({
     })),
   }),
   events: eventsRouter,
+  strategies: strategiesRouter,
   auth: router({
     /** Mint a one-time login link for a browser (the caller already holds the token). */
     loginLink: publicProcedure.mutation(({ ctx }) => ({ link: ctx.loginLink() })),

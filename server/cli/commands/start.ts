@@ -46,6 +46,7 @@ export const start: Command = {
       "build-if-needed": { type: "boolean", default: false },
     });
     if (values["build-if-needed"]) buildDashboardIfNeeded();
+    process.env.NODE_ENV ??= "production";
     await main({ host: values.host, port: values.port });
     return -1;
   },

@@ -1,0 +1,26 @@
+import { benchEventPipeline } from "./event-pipeline";
+import { printTable, type BenchRow } from "./table";
+
+/**
+ * `npm run bench`: every speed and memory goal of Switchyard, measured on this machine, printed as
+ * one table. `npm run bench -- --quick` runs smaller sizes (not comparable with the goals).
+ */
+// Measured as `npm start` runs: production mode (payload validation is a development aid).
+process.env.NODE_ENV ??= "production";
+const quick = process.argv.includes("--quick");
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7);
+
+const benches: Record<string, () => Promise<BenchRow[]>> = {
+  events: () => benchEventPipeline(quick ? { events: 100_000, latencySeconds: 2 } : {}),
+};
+
+const rows: BenchRow[] = [];
+for (const [name, run] of Object.entries(benches)) {
+  if (only && only !== name) continue;
+  process.stderr.write(`bench: ${name}...\n`);
+  rows.push(...(await run()));
+}
+process.stdout.write(`\n${printTable(rows)}\n`);
+const missed = rows.filter((r) => r.met === false).length;
+process.stdout.write(`\n${rows.filter((r) => r.met === true).length} goals met, ${missed} missed${quick ? " (quick run: sizes below the goals')" : ""}\n`);
+process.exit(0);
