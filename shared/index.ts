@@ -3,3 +3,4 @@ export * from "./errors";
 export * from "./events";
 export * from "./statuses";
 export * from "./strategy";
+export * from "./runs";

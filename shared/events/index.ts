@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RunEvents } from "./run";
 import { SystemEvents } from "./system";
 
 /**
@@ -7,6 +8,7 @@ import { SystemEvents } from "./system";
  */
 export const EventCatalog = {
   ...SystemEvents,
+  ...RunEvents,
 } as const;
 
 export type EventCatalog = typeof EventCatalog;

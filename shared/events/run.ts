@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { AgentCallRecord, PendingRequest, PermissionDecision, RunError, StepResult, StreamEvent, Usage } from "../runs";
+
+/**
+ * Strategy-run events (scope: runId). Together they are the run's durable timeline; the Comma
+ * protocol frames and the tRPC views are derived from them. `requestId` echoes the start_run or
+ * continue_run request that caused the event, as the reference does.
+ */
+const requestId = z.string().optional();
+const agentMeta = { agentName: z.string(), model: z.string().optional(), contextWindow: z.number().int().optional() };
+
+export const RunEvents = {
+  /** A segment starts (the first start, or a continuation). */
+  "run.started": z.object({
+    segment: z.number().int().positive(),
+    strategyPath: z.string(),
+    strategyName: z.string(),
+    cwd: z.string(),
+    agents: z.array(z.string()),
+    flowTree: z.record(z.string(), z.unknown()),
+    initialInput: z.string().optional(),
+    manifestPath: z.string().optional(),
+    modelOverride: z.string().optional(),
+    continuation: z.boolean(),
+    requestId,
+  }),
+  "run.step_started": z.object({ stepName: z.string(), message: z.string(), stepKey: z.string(), requestId }),
+  "run.step_completed": z.object({ stepName: z.string(), result: StepResult, stepKey: z.string(), requestId }),
+  "run.agent_streamed": z.object({ ...agentMeta, event: StreamEvent, requestId }),
+  "run.agent_output": z.object({ ...agentMeta, text: z.string(), usage: Usage, requestId }),
+  "run.agent_called": z.object({ record: AgentCallRecord }),
+  "run.request_opened": z.object({ request: PendingRequest }),
+  "run.request_answered": z.object({
+    requestId: z.string(),
+    kind: z.enum(["input", "question", "permission"]),
+    agentName: z.string(),
+    /** user_input text, question response, or the permission decision. */
+    answer: z.string(),
+    decision: PermissionDecision.optional(),
+    source: z.enum(["human", "agent", "policy"]),
+  }),
+  "run.policy_updated": z.object({ tool: z.string(), policies: z.record(z.string(), z.unknown()) }),
+  "run.steer_queued": z.object({ text: z.string() }),
+  "run.steer_applied": z.object({ agentName: z.string(), text: z.string() }),
+  "run.tool_mutated": z.object({ agentName: z.string(), toolName: z.string(), operation: z.string(), path: z.string(), details: z.unknown().optional() }),
+  "run.warning": z.object({ message: z.string(), path: z.string().optional() }),
+  /** A segment ends. */
+  "run.completed": z.object({
+    segment: z.number().int().positive(),
+    status: z.enum(["completed", "error", "cancelled"]),
+    result: z.string().optional(),
+    usage: Usage.optional(),
+    error: RunError.optional(),
+    requestId,
+  }),
+} as const;

@@ -1,0 +1,26 @@
+import { useServerHealth, useSystemInfo } from "../hooks/useServerHealth";
+import { formatUptime } from "../lib/format";
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Version and health, small, at the foot of the navigation. */
+export function ServerStatus() {
+  const info = useSystemInfo();
+  const health = useServerHealth();
+  return (
+    <div data-testid="server-status" className="space-y-0.5 text-xs text-zinc-500 dark:text-zinc-400">
+      <div className="font-medium text-zinc-700 dark:text-zinc-300">
+        Switchyard {info.data ? <span data-testid="server-version">v{info.data.version}</span> : "…"}
+      </div>
+      {health.data ? (
+        <div className="tabular-nums" title="Uptime · active runs · connected clients (dashboards, CLIs, SSE streams)">
+          up {formatUptime(health.data.uptime)} · {plural(health.data.activeRuns, "run")} · {plural(health.data.connectedClients, "client")}
+        </div>
+      ) : health.isError ? (
+        <div className="text-red-600 dark:text-red-400">Server unreachable</div>
+      ) : (
+        <div>Checking health…</div>
+      )}
+    </div>
+  );
+}

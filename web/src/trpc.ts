@@ -1,0 +1,36 @@
+import { QueryClient } from "@tanstack/react-query";
+import { httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
+import { createTRPCReact } from "@trpc/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "../../server/trpc/router";
+
+/** Typed hooks for every procedure of the server (types only: no server code is bundled). */
+export const trpc = createTRPCReact<AppRouter>();
+
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+
+/** Same origin: the server serves this page and `/trpc`; a login cookie (if any) goes along. */
+export function createTrpcClient() {
+  return trpc.createClient({
+    links: [
+      splitLink({
+        condition: (op) => op.type === "subscription",
+        // EventSource: the browser reconnects and sends Last-Event-ID; tRPC resumes from it too.
+        true: httpSubscriptionLink({ url: "/trpc" }),
+        false: httpBatchLink({ url: "/trpc" }),
+      }),
+    ],
+  });
+}
+
+export function createQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        refetchOnWindowFocus: false,
+        retry: 2,
+        retryDelay: (attempt) => Math.min(1000 * 2 ** attempt, 10_000),
+      },
+    },
+  });
+}
