@@ -17,6 +17,9 @@ import { createLogger, type Logger } from "./log";
 import { createRedactor } from "./redact";
 import type { Context, Services } from "./trpc/context";
 import { appRouter, type AppRouter } from "./trpc/router";
+import { createModelRegistry } from "./models/models.service";
+import { RunsService } from "./runs/runs.service";
+import { buildTools, PermissionPolicy } from "./tools";
 import { attachCommaProtocol } from "./ws/comma-connection";
 import { WsGateway } from "./ws/gateway";
 
@@ -64,16 +67,27 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   const guard = createGuard({ boundHost: config.host, port: () => boundPort, allowedHosts: config.allowedHosts, token: config.token });
   const ws = new WsGateway(guard.check);
   const codes = new LoginCodes();
+  const models = createModelRegistry(config);
+  const runs = new RunsService({
+    db,
+    bus,
+    log,
+    home: config.home,
+    resolveModel: (model, override) => models.resolve(model, { override }),
+    buildTools: (names, host) => buildTools(names, { ...host, policy: host.policy as PermissionPolicy, requestPermission: (r) => host.requestPermission(r) }),
+    createPolicy: (cwd) => new PermissionPolicy(cwd),
+  });
 
   const services: Services = {
     config,
     bus,
+    runs,
     redact,
     startedAt: Date.now(),
     version: VERSION,
     loginLink: () => server.loginLink(),
     stats: {
-      activeRuns: () => 0,
+      activeRuns: () => runs.activeCount(),
       connectedClients: () => ws.clientCount + sseClients,
       sseOpened: () => void sseClients++,
       sseClosed: () => void sseClients--,
@@ -124,7 +138,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   });
   await registerDashboard(app, config.webDir);
 
-  attachCommaProtocol(ws, { services, log });
+  attachCommaProtocol(ws, { services, log, runs, models });
 
   let stopping: Promise<void> | undefined;
   const server: SwitchyardServer = {
@@ -133,6 +147,8 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     log,
     app,
     async start() {
+      const recovered = await runs.recover();
+      if (recovered.resumed.length + recovered.interrupted.length > 0) log.info(recovered, "runs recovered after a restart");
       await app.listen({ host: config.host, port: config.port });
       boundPort = (app.server.address() as AddressInfo).port;
       await bus.publish("server.started", {
@@ -158,6 +174,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
         } catch {
           // the bus may already be closed
         }
+        await runs.shutdown();
         // Connections are cut, not ended: clients reconnect and resume from their last event id.
         ws.close();
         await app.close();

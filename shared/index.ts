@@ -4,3 +4,4 @@ export * from "./events";
 export * from "./statuses";
 export * from "./strategy";
 export * from "./runs";
+export * from "./comma";

@@ -1,2 +1,3 @@
 /** Every drizzle table of the server, for drizzle-kit and the typed client. */
 export * from "../events/events.sql";
+export * from "../runs/runs.sql";

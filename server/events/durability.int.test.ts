@@ -33,7 +33,9 @@ describe("durability", () => {
         }
       }
     });
-    await new Promise((r) => setTimeout(r, 300 + Math.random() * 700));
+    // a random moment, once the burst is well under way
+    while (acknowledged.size < 200) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, Math.random() * 500));
     await server.kill("SIGKILL");
     stop = true;
     await Promise.all(writers);

@@ -1,3 +1,6 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSwitchyardClient, type SwitchyardClient } from "../client";
 import { removeHome, spawnServer, tempHome, type ServerProcess } from "../testing/server-harness";
@@ -20,12 +23,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Sub = { from: number; ids: number[]; errors: unknown[]; stop: () => void };
 
-function subscribe(client: SwitchyardClient, from: number): Sub {
+/** Even subscribers use events.onEvent (one event a message), odd ones events.onEventBatch. */
+function subscribe(client: SwitchyardClient, from: number, batched: boolean): Sub {
   const sub: Sub = { from, ids: [], errors: [], stop: () => {} };
-  const s = client.events.onEvent.subscribe(
-    { lastEventId: String(from) },
-    { onData: (d) => sub.ids.push(d.data.id), onError: (e) => sub.errors.push(e) },
-  );
+  const handlers = { onError: (e: unknown) => sub.errors.push(e) };
+  const s = batched
+    ? client.events.onEventBatch.subscribe({ lastEventId: String(from) }, { ...handlers, onData: (d) => d.data.forEach((e) => sub.ids.push(e.id)) })
+    : client.events.onEvent.subscribe({ lastEventId: String(from) }, { ...handlers, onData: (d) => sub.ids.push(d.data.id) });
   sub.stop = () => s.unsubscribe();
   return sub;
 }
@@ -37,27 +41,21 @@ describe("event replay", () => {
     const port = server.port;
     const client = createSwitchyardClient({ url });
 
-    let publishing = true;
-    let acknowledged = 0;
-    const publisher = (async () => {
-      while (publishing) {
-        const started = Date.now();
-        const results = await Promise.allSettled(Array.from({ length: 25 }, (_, i) => client.events.emit.mutate({ message: `load ${i}` })));
-        for (const r of results) {
-          if (r.status === "fulfilled") acknowledged++;
-        }
-        await sleep(Math.max(0, 10 - (Date.now() - started)));
-      }
-    })();
+    // the publisher runs in its own process, at 1,000 events/s or more
+    const publisher = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "..", "testing", "load-publisher.ts"), url, "50"], { stdio: ["ignore", "pipe", "inherit"] });
+    const lines: Array<{ progress?: number; acknowledged?: number; seconds: number }> = [];
+    createInterface({ input: publisher.stdout! }).on("line", (l) => lines.push(JSON.parse(l)));
+    const publisherDone = new Promise((r) => publisher.once("exit", r));
+    while (lines.length === 0) await sleep(50);
 
     const subs: Sub[] = [];
-    const startedAt = Date.now();
     for (let i = 0; i < 3; i++) {
       await sleep(400);
       const info = await client.system.info.query();
-      subs.push(subscribe(createSwitchyardClient({ url }), Math.floor(Math.random() * info.lastEventId)));
+      subs.push(subscribe(createSwitchyardClient({ url }), Math.floor(Math.random() * info.lastEventId), i % 2 === 1));
     }
-    const rate = acknowledged / ((Date.now() - startedAt) / 1000);
+    const beforeRestart = lines.at(-1)!;
+    const rate = (beforeRestart.progress ?? 0) / beforeRestart.seconds;
 
     // restart once, on the same port and data dir, while publishing goes on
     await server.kill("SIGTERM");
@@ -66,11 +64,12 @@ describe("event replay", () => {
     for (let i = 0; i < 2; i++) {
       await sleep(400);
       const info = await client.system.info.query();
-      subs.push(subscribe(createSwitchyardClient({ url }), Math.floor(Math.random() * info.lastEventId)));
+      subs.push(subscribe(createSwitchyardClient({ url }), Math.floor(Math.random() * info.lastEventId), i % 2 === 0));
     }
     await sleep(500);
-    publishing = false;
-    await publisher;
+    publisher.kill("SIGTERM");
+    await publisherDone;
+    const acknowledged = lines.at(-1)?.acknowledged ?? 0;
 
     const { lastEventId } = await client.system.info.query();
     const deadline = Date.now() + 30_000;

@@ -1,11 +1,13 @@
 import type { Config } from "../config";
 import type { EventBus } from "../events/bus";
 import type { Redactor } from "../redact";
+import type { RunsService } from "../runs/runs.service";
 
 /** What every procedure can reach: the services of the running server. */
 export type Services = {
   config: Config;
   bus: EventBus;
+  runs: RunsService;
   redact: Redactor;
   startedAt: number;
   /** A one-time dashboard login link (or the plain URL when no token is set). */

@@ -1,5 +1,7 @@
 import { eventsRouter } from "../events/events.router";
 import { healthOf } from "../http/health";
+import { modelsRouter } from "../models/models.router";
+import { runsRouter } from "../runs/runs.router";
 import { strategiesRouter } from "../strategies/strategies.router";
 import { publicProcedure, router } from "./init";
 
@@ -19,6 +21,8 @@ export const appRouter = router({
   }),
   events: eventsRouter,
   strategies: strategiesRouter,
+  runs: runsRouter,
+  models: modelsRouter,
   auth: router({
     /** Mint a one-time login link for a browser (the caller already holds the token). */
     loginLink: publicProcedure.mutation(({ ctx }) => ({ link: ctx.loginLink() })),

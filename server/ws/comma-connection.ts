@@ -1,42 +1,182 @@
 import type { WebSocket } from "ws";
+import { ClientMessage } from "../../shared/comma";
+import type { BusEvent } from "../../shared/events";
+import { isDomainError } from "../errors";
 import type { Logger } from "../log";
+import { frameOf, type Frame } from "../runs/frames";
+import type { RunsService } from "../runs/runs.service";
 import type { Services } from "../trpc/context";
 import type { WsGateway } from "./gateway";
 
 /**
- * The Comma Agents daemon protocol on `/ws`. This is the transport layer: framing, `ts` on every
- * frame, PARSE_ERROR for invalid JSON, VALIDATION_ERROR for frames without a known type, and
- * `ping`. The run messages are added by the strategy-runs domain.
+ * The Comma Agents daemon protocol on `/ws`: framing (`ts` on every frame, PARSE_ERROR,
+ * VALIDATION_ERROR, INTERNAL_ERROR; the connection stays open), run subscriptions (silent, live
+ * only) fed from the bus through `frameOf`, and one handler per client message.
  */
-export type CommaFrame = { type: string; requestId?: string; [key: string]: unknown };
+export type ModelsPort = {
+  list(): Array<{ id: string; provider: string; label?: string; contextWindow: number; available: boolean }>;
+  providers(): Array<{ id: string; name?: string; configured: boolean }>;
+};
 
-export function sendFrame(socket: WebSocket, frame: CommaFrame): void {
+export type CommaDeps = { services: Services; log: Logger; runs: RunsService; models?: ModelsPort };
+
+export function sendFrame(socket: WebSocket, frame: Frame): void {
   if (socket.readyState !== socket.OPEN) return;
   socket.send(JSON.stringify({ ...frame, ts: new Date().toISOString() }));
 }
 
-export function attachCommaProtocol(ws: WsGateway, deps: { services: Services; log: Logger }): void {
+const reply = (socket: WebSocket, frame: Frame, requestId?: string) => sendFrame(socket, requestId ? { ...frame, requestId } : frame);
+const error = (socket: WebSocket, code: string, message: string, requestId?: string) => reply(socket, { type: "error", code, message }, requestId);
+
+/** Which sockets follow which run. */
+class Subscriptions {
+  private readonly byRun = new Map<string, Set<WebSocket>>();
+  add(runId: string, s: WebSocket) {
+    let set = this.byRun.get(runId);
+    if (!set) this.byRun.set(runId, (set = new Set()));
+    set.add(s);
+  }
+  remove(runId: string, s: WebSocket) {
+    this.byRun.get(runId)?.delete(s);
+  }
+  removeSocket(s: WebSocket) {
+    for (const set of this.byRun.values()) set.delete(s);
+  }
+  has(runId: string, s: WebSocket) {
+    return this.byRun.get(runId)?.has(s) ?? false;
+  }
+  send(runId: string, frame: Frame) {
+    const set = this.byRun.get(runId);
+    if (!set || set.size === 0) return;
+    const data = JSON.stringify({ ...frame, ts: new Date().toISOString() });
+    for (const s of set) if (s.readyState === s.OPEN) s.send(data);
+  }
+}
+
+export function attachCommaProtocol(ws: WsGateway, deps: CommaDeps): void {
+  const subs = new Subscriptions();
+  deps.services.bus.on("*", (event: BusEvent) => {
+    const runId = event.scope.runId;
+    if (!runId) return;
+    const frame = frameOf(event);
+    if (frame) subs.send(runId, frame);
+  });
+  const ephemeral = (runId: string, frame: Frame) => subs.send(runId, frame);
+
   ws.onConnection((socket) => {
+    socket.on("close", () => subs.removeSocket(socket));
     socket.on("message", (data, isBinary) => {
-      if (isBinary) return sendFrame(socket, { type: "error", code: "PARSE_ERROR", message: "Invalid JSON" });
-      let msg: unknown;
+      let raw: unknown;
       try {
-        msg = JSON.parse(data.toString());
+        if (isBinary) throw new Error("binary");
+        raw = JSON.parse(data.toString());
       } catch {
-        return sendFrame(socket, { type: "error", code: "PARSE_ERROR", message: "Invalid JSON" });
+        return error(socket, "PARSE_ERROR", "Invalid JSON");
       }
-      const requestId = typeof msg === "object" && msg !== null && typeof (msg as { requestId?: unknown }).requestId === "string" ? (msg as { requestId: string }).requestId : undefined;
-      try {
-        if (typeof msg !== "object" || msg === null || Array.isArray(msg)) {
-          return sendFrame(socket, { type: "error", code: "VALIDATION_ERROR", message: `Invalid message: : Expected object, received ${Array.isArray(msg) ? "array" : msg === null ? "null" : typeof msg}`, ...(requestId ? { requestId } : {}) });
-        }
-        const type = (msg as { type?: unknown }).type;
-        if (type === "ping") return sendFrame(socket, { type: "pong", ...(requestId ? { requestId } : {}) });
-        return sendFrame(socket, { type: "error", code: "VALIDATION_ERROR", message: `Invalid message: type: unsupported message type ${JSON.stringify(type ?? null)}`, ...(requestId ? { requestId } : {}) });
-      } catch (err) {
-        deps.log.error({ err: deps.services.redact(String(err)) }, "ws handler failed");
-        sendFrame(socket, { type: "error", code: "INTERNAL_ERROR", message: "Internal error", ...(requestId ? { requestId } : {}) });
+      const requestId = typeof raw === "object" && raw !== null && typeof (raw as { requestId?: unknown }).requestId === "string" ? (raw as { requestId: string }).requestId : undefined;
+      const parsed = ClientMessage.safeParse(raw);
+      if (!parsed.success) {
+        const details = parsed.error.issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; ");
+        return error(socket, "VALIDATION_ERROR", `Invalid message: ${details}`, requestId);
       }
+      handle(parsed.data, socket, { ...deps, subs, ephemeral }).catch((err: unknown) => {
+        if (isDomainError(err)) return error(socket, err.code, deps.services.redact(err.message), requestId);
+        deps.log.error({ err: deps.services.redact(String((err as Error)?.stack ?? err)) }, "ws handler failed");
+        error(socket, "INTERNAL_ERROR", deps.services.redact(`Internal error: ${(err as Error)?.message ?? String(err)}`), requestId);
+      });
     });
   });
+  deps.runs.setEphemeralSink(ephemeral);
+}
+
+type Ctx = CommaDeps & { subs: Subscriptions; ephemeral: (runId: string, frame: Frame) => void };
+
+async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<void> {
+  const { runs } = ctx;
+  const rid = m.requestId;
+  switch (m.type) {
+    case "ping":
+      return reply(socket, { type: "pong" }, rid);
+    case "prepare_run": {
+      const { run } = await runs.prepare({ runId: m.runId, strategyPath: m.strategyPath, modelOverride: m.modelOverride, cwd: m.cwd, manifestPath: m.manifestPath });
+      ctx.subs.add(run.runId, socket);
+      const s = run.config.strategy;
+      return reply(socket, { type: "run_prepared", runId: run.runId, strategyName: s.name, agents: Object.keys(s.agents), flowTree: s.flow, conversation: runs.conversation(run), mcpServers: [] }, rid);
+    }
+    case "start_run":
+      await runs.start(m.runId, m.input, rid);
+      return;
+    case "continue_run":
+      await runs.continue(m.runId, m.input, rid);
+      return;
+    case "stop_run":
+      await runs.stop(m.runId).catch(() => {});
+      return;
+    case "subscribe":
+      if (!runs.inMemory(m.runId) && !runs.row(m.runId)) return error(socket, "SUBSCRIBE_ERROR", `Run not found: ${m.runId}`, rid);
+      ctx.subs.add(m.runId, socket);
+      return;
+    case "unsubscribe":
+      ctx.subs.remove(m.runId, socket);
+      return;
+    case "list_runs":
+      return reply(socket, { type: "run_list", runs: runs.list({ cwd: m.cwd }) }, rid);
+    case "list_strategies":
+      return reply(socket, { type: "strategy_list", runs: runs.listInMemory() }, rid);
+    case "user_input": {
+      const pending = runs.pendingOf(m.runId, "input", (r) => r.agentName === m.agentName);
+      if (!pending) return error(socket, "NO_PENDING_INPUT", `No pending input for agent "${m.agentName}" in run ${m.runId}`, rid);
+      runs.respond(m.runId, pending.requestId, { text: m.text });
+      return;
+    }
+    case "question_response": {
+      const pending = runs.pendingOf(m.runId, "question", (r) => r.requestId === m.questionRequestId);
+      if (!pending) return error(socket, "NO_PENDING_QUESTION", `No pending question ${m.questionRequestId} in run ${m.runId}`, rid);
+      runs.respond(m.runId, pending.requestId, { text: m.response });
+      return;
+    }
+    case "permission_decision": {
+      const pending = runs.pendingOf(m.runId, "permission", (r) => r.requestId === m.permissionRequestId);
+      if (!pending) return error(socket, "NO_PENDING_PERMISSION", `No pending permission request ${m.permissionRequestId} in run ${m.runId}`, rid);
+      runs.respond(m.runId, pending.requestId, { decision: m.decision });
+      return;
+    }
+    case "update_policy": {
+      const run = runs.inMemory(m.runId);
+      const policies = await runs.updatePolicy(m.runId, { tool: m.tool, mode: m.mode, allow: m.allow, deny: m.deny, default: m.default });
+      // a subscriber of a started run gets the frame from the event; answer the others directly
+      if (run?.status === "pending" || !ctx.subs.has(m.runId, socket)) reply(socket, { type: "policy_updated", runId: m.runId, tool: m.tool ?? "*", policies }, rid);
+      return;
+    }
+    case "steer_run":
+      await runs.steer(m.runId, m.text);
+      return;
+    case "get_available_models": {
+      const models = (ctx.models?.list() ?? []).filter((x) => !m.modelId || x.id === m.modelId);
+      return reply(socket, { type: "available_models", models }, rid);
+    }
+    case "list_providers":
+      return reply(socket, { type: "provider_list", providers: ctx.models?.providers() ?? [] }, rid);
+    case "register_provider":
+    case "unregister_provider":
+      return error(socket, "EXEC_FAILED", `Providers are configured on the server (environment variables or ${"<SWITCHYARD_HOME>/providers.json"}), not over the protocol`, rid);
+    case "set_credential":
+      return error(socket, "EXEC_FAILED", "Credentials are configured on the server (ANTHROPIC_API_KEY, OPENAI_API_KEY or accounts), not over the protocol", rid);
+    case "list_mcp_servers":
+      return reply(socket, { type: "mcp_server_list", servers: [] }, rid);
+    case "update_mcp_server":
+      return error(socket, "MCP_UPDATE_FAILED", `MCP servers are not supported yet (server "${m.serverId}")`, rid);
+    case "trash_list":
+      return reply(socket, { type: "trash_list_result", entries: [] }, rid);
+    case "trash_clear":
+      return reply(socket, { type: "trash_clear_result", cleared: 0 }, rid);
+    case "trash_restore":
+      return error(socket, "NOT_FOUND", `Nothing in the trash at ${m.trashPath}`, rid);
+    case "hub_list":
+      return reply(socket, { type: "hub_packages", packages: [] }, rid);
+    case "hub_install":
+    case "hub_update":
+    case "hub_remove":
+      return error(socket, "HUB_ERROR", `The strategy hub is not available in Switchyard (package "${m.name}")`, rid);
+  }
 }

@@ -27,7 +27,7 @@ export const RunEvents = {
   "run.step_started": z.object({ stepName: z.string(), message: z.string(), stepKey: z.string(), requestId }),
   "run.step_completed": z.object({ stepName: z.string(), result: StepResult, stepKey: z.string(), requestId }),
   "run.agent_streamed": z.object({ ...agentMeta, event: StreamEvent, requestId }),
-  "run.agent_output": z.object({ ...agentMeta, text: z.string(), usage: Usage, requestId }),
+  "run.agent_output": z.object({ ...agentMeta, text: z.string(), usage: Usage, contextUsage: z.record(z.string(), z.unknown()).optional(), requestId }),
   "run.agent_called": z.object({ record: AgentCallRecord }),
   "run.request_opened": z.object({ request: PendingRequest }),
   "run.request_answered": z.object({

@@ -2,6 +2,7 @@ import { emit } from "./emit";
 import { events } from "./events";
 import { health } from "./health";
 import { login } from "./login";
+import { cont, run, runsList } from "./run";
 import { start } from "./start";
 
 export type Command = {
@@ -10,4 +11,4 @@ export type Command = {
   run(args: string[]): Promise<number>;
 };
 
-export const commands: Record<string, Command> = { start, health, events, emit, login };
+export const commands: Record<string, Command> = { start, health, run, runs: runsList, continue: cont, events, emit, login };

@@ -1,0 +1,15 @@
+/** The model registry (anthropic, openai, OpenAI-compatible endpoints, mock) and the mock models. */
+export {
+  createModelRegistry,
+  modelRegistryFor,
+  parseModelString,
+  type ModelInfo,
+  type ModelRegistry,
+  type ModelRegistryOptions,
+  type ProviderInfo,
+  type ProviderKind,
+  type ResolvedModel,
+} from "./models.service";
+export { createMockModel, isMockModelId, MOCK_MODEL_IDS, type MockModelId, type MockModelOptions } from "./mock";
+export { contextWindowOf, DEFAULT_CONTEXT_WINDOW, MOCK_CONTEXT_WINDOW } from "./context-window";
+export { CompatibleProvider, ProvidersFile, loadProvidersFile } from "./providers-file";

@@ -1,0 +1,253 @@
+import { randomUUID } from "node:crypto";
+import { jsonSchema, Output, stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
+import type { AgentCallRecord, StreamEvent, Usage } from "../../shared/runs";
+import { isCliAgent, isLlmAgent, isUserAgent, type LlmAgent, type UserAgent } from "../../shared/strategy";
+import { DomainError } from "../errors";
+import type { StepOutput } from "./flow-executor";
+import { RunCancelledError, type RunState } from "./run-state";
+
+/** What the engine needs from the model registry. */
+export type ResolvedModel = { model: LanguageModel; id: string; contextWindow: number };
+export type ModelResolver = (modelString: string, override?: string) => ResolvedModel;
+
+/** What the engine gives the built-in tools of one agent call. */
+export type ToolHost = {
+  cwd: string;
+  policy: RunState["policy"];
+  agentName: string;
+  signal: AbortSignal;
+  requestPermission(req: { toolName: string; operation: "fs.read" | "fs.write" | "fs.exec"; resource: string; reason: string; details?: unknown }): Promise<"allow" | "deny">;
+  askQuestion(req: { toolName: string; question: string }): Promise<string>;
+  onToolCall(call: { toolCallId: string; toolName: string; args: string }): void;
+  onMutation(m: { toolName: string; operation: string; path: string; details?: unknown }): void;
+};
+export type ToolsFactory = (names: string[], host: ToolHost) => { tools: ToolSet; warnings: string[] };
+
+export type AgentCallDeps = { resolveModel: ModelResolver; buildTools: ToolsFactory };
+
+/** Default bound on model round-trips per agent call when the strategy sets no maxSteps. */
+export const DEFAULT_MAX_STEPS = 10;
+
+const toUsage = (u: { inputTokens?: number; outputTokens?: number } | undefined): Usage => ({
+  promptTokens: u?.inputTokens ?? 0,
+  completionTokens: u?.outputTokens ?? 0,
+});
+
+/** Run one agent of the strategy on one input. */
+export async function callAgent(run: RunState, deps: AgentCallDeps, agentName: string, input: string, stepKey: string): Promise<StepOutput> {
+  const agent = run.config.strategy.agents[agentName];
+  if (!agent) throw new DomainError("EXECUTION_ERROR", `Unknown agent "${agentName}"`);
+  if (isUserAgent(agent)) return callUser(run, agentName, agent, stepKey);
+  if (isLlmAgent(agent)) return callLlm(run, deps, agentName, agent, input, stepKey);
+  if (isCliAgent(agent)) throw new DomainError("EXECUTION_ERROR", `Agent "${agentName}" is a CLI agent: CLI steps in strategies are not supported yet`);
+  throw new DomainError("EXECUTION_ERROR", `Agent "${agentName}" has type "${agent.type}", which no executor handles`);
+}
+
+async function callUser(run: RunState, agentName: string, agent: UserAgent, stepKey: string): Promise<StepOutput> {
+  const preset = agent.config?.presetMessage;
+  if (agent.config?.requireInput === false && preset !== undefined) return { text: preset, usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop" };
+  const answer = await run.ask({ kind: "input", agentName, prompt: preset ?? "", stepKey });
+  return { text: answer.text, usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop" };
+}
+
+/** The agent's earlier calls as messages, trimmed to its rolling window (whole calls only). */
+function historyMessages(run: RunState, agentName: string, agent: LlmAgent): ModelMessage[] {
+  const records = run.history.get(agentName) ?? [];
+  const perRecord = records.map((r) => [{ role: "user", content: r.userMessage } as ModelMessage, ...(r.responseMessages as ModelMessage[])]);
+  const window = agent.context?.rollingWindow;
+  let kept = perRecord;
+  if (window?.maxMessages !== undefined) {
+    let count = 0;
+    const out: ModelMessage[][] = [];
+    for (let i = perRecord.length - 1; i >= 0; i--) {
+      count += perRecord[i]!.length;
+      if (count > window.maxMessages) break;
+      out.unshift(perRecord[i]!);
+    }
+    kept = out;
+  }
+  if (window?.maxTokens !== undefined) {
+    let chars = 0;
+    const out: ModelMessage[][] = [];
+    for (let i = kept.length - 1; i >= 0; i--) {
+      chars += JSON.stringify(kept[i]).length;
+      if (chars / 4 > window.maxTokens) break;
+      out.unshift(kept[i]!);
+    }
+    kept = out;
+  }
+  return kept.flat();
+}
+
+export function renderSystemPrompt(agent: LlmAgent, vars: Record<string, string>): string | undefined {
+  const t = agent.systemPromptTemplate;
+  if (!t) return agent.systemPrompt;
+  const values: Record<string, string> = { ...vars };
+  for (const [k, v] of Object.entries(t.variables ?? {})) values[k] = typeof v === "string" ? v : Array.isArray(v) ? v.join(", ") : typeof v === "object" ? JSON.stringify(v) : String(v);
+  const body = t.template.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (m, name: string) => values[name] ?? m);
+  return agent.systemPrompt ? `${agent.systemPrompt}\n\n${body}` : body;
+}
+
+function withSteering(run: RunState, agentName: string, input: string): string {
+  const steering = run.takeSteering();
+  if (steering.length === 0) return input;
+  for (const text of steering) void run.emit("run.steer_applied", { agentName, text }).catch(() => {});
+  return `${input}\n\n[Steering from the user]\n${steering.join("\n")}`;
+}
+
+async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, agent: LlmAgent, input: string, stepKey: string): Promise<StepOutput> {
+  const resolved = deps.resolveModel(agent.model, run.config.modelOverride);
+  const meta = { agentName, model: resolved.id, contextWindow: resolved.contextWindow, requestId: run.requestId };
+  const stream = (event: StreamEvent) => void run.emit("run.agent_streamed", { ...meta, event }).catch(() => {});
+  const userMessage = withSteering(run, agentName, input);
+  const announced = new Set<string>();
+  const built = agent.tools?.length
+    ? deps.buildTools(agent.tools, toolHost(run, agentName, stepKey, (call) => {
+        announced.add(call.toolCallId);
+        stream({ type: "tool-call", ...call });
+      }))
+    : undefined;
+  for (const message of built?.warnings ?? []) {
+    if (run.warned.has(message)) continue;
+    run.warned.add(message);
+    await run.emit("run.warning", { message, path: `agents.${agentName}.tools` });
+  }
+  const tools = built?.tools;
+  const o = agent.modelOptions ?? {};
+  const result = streamText({
+    model: resolved.model,
+    system: renderSystemPrompt(agent, { input, agentName, cwd: run.config.cwd, date: new Date().toISOString().slice(0, 10) }),
+    messages: [...historyMessages(run, agentName, agent), { role: "user", content: userMessage }],
+    tools,
+    stopWhen: stepCountIs(agent.maxSteps ?? DEFAULT_MAX_STEPS),
+    abortSignal: run.signal,
+    temperature: o.temperature,
+    topP: o.topP,
+    topK: o.topK,
+    maxOutputTokens: o.maxOutputTokens ?? o.maxTokens,
+    presencePenalty: o.presencePenalty,
+    frequencyPenalty: o.frequencyPenalty,
+    stopSequences: o.stopSequences,
+    seed: o.seed,
+    providerOptions: agent.providerOptions as Parameters<typeof streamText>[0]["providerOptions"],
+    ...(agent.outputSchema ? { output: Output.object({ schema: jsonSchema(agent.outputSchema as Parameters<typeof jsonSchema>[0]) }) } : {}),
+    maxRetries: 1,
+  });
+
+  let lastStepUsage: Record<string, unknown> | undefined;
+  let failure: unknown;
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case "start-step":
+        stream({ type: "step-start" });
+        break;
+      case "text-delta":
+        if (part.text) stream({ type: "text", text: part.text });
+        break;
+      case "reasoning-start":
+        stream({ type: "thinking-start", id: part.id });
+        break;
+      case "reasoning-delta":
+        if (part.text) stream({ type: "thinking", id: part.id, text: part.text });
+        break;
+      case "reasoning-end":
+        stream({ type: "thinking-end", id: part.id });
+        break;
+      case "tool-result":
+      case "tool-error": {
+        if (!announced.has(part.toolCallId)) {
+          announced.add(part.toolCallId);
+          stream({ type: "tool-call", toolCallId: part.toolCallId, toolName: part.toolName, args: JSON.stringify(part.input ?? {}) });
+        }
+        if (part.type === "tool-result") {
+          stream({ type: "tool-result", toolCallId: part.toolCallId, toolName: part.toolName, output: asText(part.output), status: "completed" });
+        } else {
+          const message = part.error instanceof Error ? part.error.message : String(part.error);
+          stream({ type: "tool-result", toolCallId: part.toolCallId, toolName: part.toolName, output: message, status: "error", error: message });
+        }
+        break;
+      }
+      case "finish-step":
+        lastStepUsage = contextUsage(part.usage);
+        break;
+      case "error":
+        failure = part.error;
+        break;
+      case "abort":
+        failure = new RunCancelledError();
+        break;
+      default:
+        break;
+    }
+  }
+  if (run.signal.aborted) throw new RunCancelledError();
+  if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
+
+  const [text, totalUsage, finishReason, response] = await Promise.all([result.text, result.totalUsage, result.finishReason, result.response]);
+  const usage = toUsage(totalUsage);
+  run.addUsage(usage);
+  await run.emit("run.agent_output", { ...meta, text, usage, contextUsage: lastStepUsage });
+  stream({ type: "done", result: { text, usage, finishReason } });
+  const record: AgentCallRecord = {
+    id: randomUUID(),
+    agentName,
+    createdAt: new Date().toISOString(),
+    userMessage,
+    responseMessages: response.messages,
+    text,
+    usage,
+    finishReason,
+    stepKey,
+  };
+  await run.emit("run.agent_called", { record });
+  const history = run.history.get(agentName) ?? [];
+  history.push(record);
+  run.history.set(agentName, history);
+  return { text, usage, finishReason };
+}
+
+function contextUsage(u: { inputTokens?: number; outputTokens?: number; totalTokens?: number; inputTokenDetails?: Record<string, number | undefined> }): Record<string, unknown> {
+  return {
+    totalTokens: u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0),
+    inputTokens: u.inputTokens ?? 0,
+    outputTokens: u.outputTokens ?? 0,
+    inputTokenDetails: {
+      noCacheTokens: u.inputTokenDetails?.noCacheTokens ?? u.inputTokens ?? 0,
+      cacheReadTokens: u.inputTokenDetails?.cacheReadTokens ?? 0,
+      cacheWriteTokens: u.inputTokenDetails?.cacheWriteTokens ?? 0,
+    },
+  };
+}
+
+function asText(output: unknown): string {
+  if (typeof output === "string") return output;
+  return JSON.stringify(output) ?? "";
+}
+
+function toolHost(run: RunState, agentName: string, stepKey: string, onToolCall: ToolHost["onToolCall"]): ToolHost {
+  return {
+    cwd: run.config.cwd,
+    policy: run.policy,
+    agentName,
+    signal: run.signal,
+    onToolCall,
+    async requestPermission(req) {
+      const answer = await run.ask(
+        { kind: "permission", agentName, toolName: req.toolName, operation: req.operation, resource: req.resource, reason: req.reason, details: req.details, stepKey },
+        { toolName: req.toolName, resource: req.resource },
+      );
+      if (answer.decision === "allow-session" || answer.decision === "deny-session") {
+        run.policy.remember(req.toolName, req.operation, req.resource, answer.decision);
+        await run.emit("run.policy_updated", { tool: req.toolName, policies: run.policy.toJSON() });
+      }
+      return answer.decision === "allow" || answer.decision === "allow-session" ? "allow" : "deny";
+    },
+    async askQuestion(req) {
+      const answer = await run.ask({ kind: "question", agentName, toolName: req.toolName, question: req.question, stepKey }, { toolName: req.toolName, question: req.question });
+      return answer.text;
+    },
+    onMutation(m) {
+      void run.emit("run.tool_mutated", { agentName, ...m }).catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import { randomUUID } from "node:crypto";
+import type { EventPayload, EventType } from "../../shared/events";
+import type { AgentCallRecord, PendingRequest, PermissionDecision, StepResult, Usage } from "../../shared/runs";
+import type { Strategy } from "../../shared/strategy";
+import type { EventBus } from "../events/bus";
+
+/** Thrown into everything a run waits on when it is stopped. */
+export class RunCancelledError extends Error {
+  readonly code = "CANCELLED";
+  constructor(message = "Run cancelled") {
+    super(message);
+  }
+}
+
+export type Answer = { text: string; decision?: PermissionDecision; source: "human" | "agent" | "policy" };
+
+/** A request before it has an id and a time (distributes over the kinds). */
+export type DraftRequest = PendingRequest extends infer R ? (R extends PendingRequest ? Omit<R, "requestId" | "createdAt"> : never) : never;
+
+type Waiter = { request: PendingRequest; resolve: (a: Answer) => void; reject: (e: Error) => void };
+
+/** What a resumed segment already did: completed steps and calls are not run again. */
+export type Memo = {
+  steps: Map<string, StepResult>;
+  startedSteps: Set<string>;
+  calls: Map<string, AgentCallRecord>;
+  /** Requests still open when the server stopped, by their re-attach key. */
+  openRequests: Map<string, PendingRequest>;
+};
+
+export const emptyMemo = (): Memo => ({ steps: new Map(), startedSteps: new Set(), calls: new Map(), openRequests: new Map() });
+
+/** The re-attach key of a request: where in the flow it was asked, and what. */
+export function requestKey(r: Pick<PendingRequest, "kind" | "stepKey"> & { toolName?: string; resource?: string; question?: string }): string {
+  return [r.kind, r.stepKey ?? "", r.toolName ?? "", r.resource ?? r.question ?? ""].join("|");
+}
+
+/** The run's permission policy, as the engine sees it (server/tools implements it). */
+export type PolicyPort = {
+  update(change: { tool?: string; mode: "read" | "write"; allow?: string[]; deny?: string[]; default?: "allow" | "deny" | "ask" }): void;
+  remember(tool: string, operation: "fs.read" | "fs.write" | "fs.exec", resource: string, decision: "allow-session" | "deny-session"): void;
+  toJSON(): Record<string, unknown>;
+};
+
+export type RunConfig = {
+  runId: string;
+  strategy: Strategy;
+  strategyPath: string;
+  cwd: string;
+  manifestPath?: string;
+  modelOverride?: string;
+};
+
+/**
+ * One run in memory: its config, its segment, what it waits on, its abort controller. Every
+ * change is announced on the bus under scope runId; nothing else reports run status.
+ */
+export class RunState {
+  readonly runId: string;
+  config: RunConfig;
+  /** The segment being (or last) executed; 0 before the first start. */
+  segment = 0;
+  status: "pending" | "running" | "completed" | "error" | "cancelled" = "pending";
+  /** Prepared from a persisted timeline: only continue_run may start it. */
+  continuation = false;
+  /** Each agent's earlier calls (restored on continuation, grown as the run goes). */
+  readonly history = new Map<string, AgentCallRecord[]>();
+  abort = new AbortController();
+  /** The start_run / continue_run requestId that lifecycle events echo. */
+  requestId?: string;
+  memo: Memo = emptyMemo();
+  readonly steerQueue: string[] = [];
+  readonly usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  private readonly waiters = new Map<string, Waiter>();
+  finished?: Promise<void>;
+  /** Strategy warnings, announced when the run starts. */
+  warnings: Array<{ path?: string; message: string }> = [];
+  /** Warnings already announced in this run (each once). */
+  readonly warned = new Set<string>();
+  startedAt = Date.now();
+  completedAt?: number;
+
+  constructor(
+    config: RunConfig,
+    private readonly bus: EventBus,
+    readonly policy: PolicyPort,
+  ) {
+    this.runId = config.runId;
+    this.config = config;
+  }
+
+  emit<T extends EventType>(type: T, payload: EventPayload<T>) {
+    return this.bus.publish(type, payload, { runId: this.runId });
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  pendingRequests(): PendingRequest[] {
+    return [...this.waiters.values()].map((w) => w.request);
+  }
+
+  findRequest(predicate: (r: PendingRequest) => boolean): PendingRequest | undefined {
+    return this.pendingRequests().find(predicate);
+  }
+
+  /**
+   * Open a request to a human (or re-attach to one that was open before a restart) and wait for
+   * the answer. The request event is persisted first, so a restart finds it.
+   */
+  async ask(draft: DraftRequest, extra: { toolName?: string; resource?: string; question?: string } = {}): Promise<Answer> {
+    if (this.signal.aborted) throw new RunCancelledError();
+    const key = requestKey({ ...draft, ...extra } as PendingRequest);
+    const reopened = this.memo.openRequests.get(key);
+    if (reopened) this.memo.openRequests.delete(key);
+    const request = (reopened ?? { ...draft, requestId: randomUUID(), createdAt: new Date().toISOString() }) as PendingRequest;
+    const answered = new Promise<Answer>((resolve, reject) => this.waiters.set(request.requestId, { request, resolve, reject }));
+    if (!reopened) await this.emit("run.request_opened", { request });
+    try {
+      const answer = await answered;
+      await this.emit("run.request_answered", {
+        requestId: request.requestId,
+        kind: request.kind,
+        agentName: request.agentName,
+        answer: answer.text,
+        decision: answer.decision,
+        source: answer.source,
+      });
+      return answer;
+    } finally {
+      this.waiters.delete(request.requestId);
+    }
+  }
+
+  /** Deliver an answer; false when no such request is open. */
+  answer(requestId: string, answer: Answer): boolean {
+    const waiter = this.waiters.get(requestId);
+    if (!waiter) return false;
+    waiter.resolve(answer);
+    return true;
+  }
+
+  /** Abort the model calls, the tools and every wait. */
+  cancel(reason = "Run cancelled"): void {
+    if (!this.abort.signal.aborted) this.abort.abort(new RunCancelledError(reason));
+    for (const w of this.waiters.values()) w.reject(new RunCancelledError(reason));
+  }
+
+  /** Texts steered in since the last agent call (and forget them). */
+  takeSteering(): string[] {
+    return this.steerQueue.splice(0, this.steerQueue.length);
+  }
+
+  addUsage(u: Usage): void {
+    this.usage.promptTokens += u.promptTokens;
+    this.usage.completionTokens += u.completionTokens;
+  }
+
+  /** A new segment: fresh abort controller, fresh memo, usage from zero. */
+  beginSegment(requestId: string | undefined): void {
+    this.segment += 1;
+    this.status = "running";
+    this.abort = new AbortController();
+    this.requestId = requestId;
+    this.memo = emptyMemo();
+    this.usage.promptTokens = 0;
+    this.usage.completionTokens = 0;
+  }
+}

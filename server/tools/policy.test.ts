@@ -1,0 +1,141 @@
+import { mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { globToRegExp, matchPath } from "./glob-match";
+import { PermissionPolicy } from "./policy";
+import { tempWorkspace } from "./test-support";
+
+const root = tempWorkspace("yard-policy-");
+const cwd = join(root, "work");
+mkdirSync(cwd);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const read = (resource: string, tool = "read_file") => ({ tool, operation: "fs.read" as const, resource });
+const write = (resource: string, tool = "write_file") => ({ tool, operation: "fs.write" as const, resource });
+const exec = (resource: string) => ({ tool: "run_command", operation: "fs.exec" as const, resource });
+
+describe("PermissionPolicy defaults", () => {
+  const policy = new PermissionPolicy(cwd);
+
+  it("reads and writes inside the cwd are allowed, outside they ask", () => {
+    expect(policy.decide(read(join(cwd, "a/b.txt")))).toBe("allow");
+    expect(policy.decide(read(cwd))).toBe("allow");
+    expect(policy.decide(read(join(root, "other.txt")))).toBe("ask");
+    expect(policy.decide(read(`${cwd}-sibling/x`))).toBe("ask");
+    expect(policy.decide(write(join(cwd, "new.txt")))).toBe("allow");
+    expect(policy.decide(write("/etc/hosts"))).toBe("ask");
+  });
+
+  it("run_command always asks", () => {
+    expect(policy.decide(exec("ls"))).toBe("ask");
+  });
+
+  it("toJSON reports the rules sent in policy_updated", () => {
+    expect(policy.toJSON()).toEqual({ run_command: { write: { default: "ask" } } });
+  });
+
+  it("a symlinked cwd is compared by its real path", () => {
+    const link = join(root, "link");
+    symlinkSync(cwd, link);
+    expect(new PermissionPolicy(link).decide(read(join(cwd, "x")))).toBe("allow");
+  });
+});
+
+describe("update_policy", () => {
+  it("deny patterns win over allow; allow patterns over defaults; relative to the cwd", () => {
+    const policy = new PermissionPolicy(cwd);
+    policy.update({ mode: "read", deny: ["secrets/**", "*.env"] });
+    policy.update({ tool: "read_file", mode: "read", allow: ["**", "../shared/**"] });
+    expect(policy.decide(read(join(cwd, "secrets/key.pem")))).toBe("deny");
+    expect(policy.decide(read(join(cwd, "config/.prod.env")))).toBe("deny");
+    expect(policy.decide(read(join(cwd, "src/a.ts")))).toBe("allow");
+    expect(policy.decide(read(join(root, "shared/doc.md")))).toBe("allow");
+    // `**` covers the cwd only; outside still asks.
+    expect(policy.decide(read(join(root, "elsewhere/doc.md")))).toBe("ask");
+    // Another tool is not covered by read_file's allow.
+    expect(policy.decide(read(join(root, "shared/doc.md"), "search_files"))).toBe("ask");
+  });
+
+  it("a directory pattern covers what is below it; absolute patterns match absolute paths", () => {
+    const policy = new PermissionPolicy(cwd);
+    policy.update({ mode: "write", deny: ["dist"], allow: [`${root}/scratch/**`] });
+    expect(policy.decide(write(join(cwd, "dist/app.js")))).toBe("deny");
+    expect(policy.decide(write(join(root, "scratch/tmp.txt")))).toBe("allow");
+  });
+
+  it("a default replaces the built-in one; tool rules before `*` rules; fields are replaced, not appended", () => {
+    const policy = new PermissionPolicy(cwd);
+    policy.update({ mode: "write", default: "ask" });
+    expect(policy.decide(write(join(cwd, "a.txt")))).toBe("ask");
+    policy.update({ tool: "write_file", mode: "write", default: "allow" });
+    expect(policy.decide(write("/tmp/anything"))).toBe("allow");
+    expect(policy.decide(write(join(cwd, "a.txt"), "delete_file"))).toBe("ask");
+    policy.update({ mode: "write", deny: ["a.txt"] });
+    policy.update({ mode: "write", deny: ["b.txt"] });
+    expect(policy.decide(write(join(cwd, "a.txt")))).toBe("allow");
+    expect(policy.decide(write(join(cwd, "b.txt")))).toBe("deny");
+    const snapshot = policy.update({ mode: "read", default: "deny" });
+    expect(snapshot).toEqual({
+      run_command: { write: { default: "ask" } },
+      "*": { write: { default: "ask", deny: ["b.txt"] }, read: { default: "deny" } },
+      write_file: { write: { default: "allow" } },
+    });
+    expect(policy.decide(read(join(cwd, "a.txt")))).toBe("deny");
+  });
+
+  it("run_command rules are write rules over the command line; a global write default does not unlock it", () => {
+    const policy = new PermissionPolicy(cwd);
+    policy.update({ mode: "write", default: "allow" });
+    expect(policy.decide(exec("rm -rf /"))).toBe("ask");
+    policy.update({ tool: "run_command", mode: "write", allow: ["npm test*", "git status"], deny: ["git push*"] });
+    expect(policy.decide(exec("npm test -- --run src/a.test.ts"))).toBe("allow");
+    expect(policy.decide(exec("git status"))).toBe("allow");
+    expect(policy.decide(exec("git push origin main"))).toBe("deny");
+    expect(policy.decide(exec("make"))).toBe("ask");
+  });
+
+  it("initial rules are applied over the built-in ones", () => {
+    const policy = new PermissionPolicy(cwd, { run_command: { write: { default: "allow" } } });
+    expect(policy.decide(exec("make"))).toBe("allow");
+  });
+});
+
+describe("session decisions", () => {
+  it("allow-session lets the identical call through without asking; other resources still ask", () => {
+    const policy = new PermissionPolicy(cwd);
+    const outside = join(root, "notes.txt");
+    policy.remember("read_file", "fs.read", outside, "allow-session");
+    expect(policy.decide(read(outside))).toBe("allow");
+    expect(policy.decide(read(join(root, "other.txt")))).toBe("ask");
+    expect(policy.decide(read(outside, "search_files"))).toBe("ask");
+    expect(policy.decide(write(outside, "read_file"))).toBe("ask");
+  });
+
+  it("deny-session denies later identical calls, even inside the cwd", () => {
+    const policy = new PermissionPolicy(cwd);
+    policy.remember("run_command", "fs.exec", "make deploy", "deny-session");
+    policy.remember("write_file", "fs.write", join(cwd, "x"), "deny-session");
+    expect(policy.decide(exec("make deploy"))).toBe("deny");
+    expect(policy.decide(write(join(cwd, "x")))).toBe("deny");
+    expect(policy.decide(exec("make"))).toBe("ask");
+  });
+});
+
+describe("glob matching", () => {
+  it("** spans directories, * and ? stay in a segment, classes and alternatives", () => {
+    expect(globToRegExp("src/**/*.ts").test("src/a.ts")).toBe(true);
+    expect(globToRegExp("src/**/*.ts").test("src/x/y/a.ts")).toBe(true);
+    expect(globToRegExp("src/*.ts").test("src/x/a.ts")).toBe(false);
+    expect(globToRegExp("**/*.{js,json}").test("a/b/c.json")).toBe(true);
+    expect(globToRegExp("file?.[!a-c]x").test("file1.dx")).toBe(true);
+    expect(globToRegExp("file?.[!a-c]x").test("file1.ax")).toBe(false);
+    expect(globToRegExp("a+b(1).txt").test("a+b(1).txt")).toBe(true);
+    expect(globToRegExp("git *", { anySlash: true }).test("git log -- src/a.ts")).toBe(true);
+  });
+
+  it("a pattern without a slash matches any segment", () => {
+    expect(matchPath("*.env", "config/prod.env")).toBe(true);
+    expect(matchPath("./src/", "src")).toBe(true);
+    expect(matchPath("src/*.ts", "lib/src/a.ts")).toBe(false);
+  });
+});

@@ -1,0 +1,125 @@
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import type { PermissionOperation } from "../../shared/runs";
+import { globToRegExp, matchPath } from "./glob-match";
+
+/**
+ * A run's permission policy: what a tool may do without asking a human.
+ *
+ * Rules are kept per tool (or `*` for every tool) and per mode: `read` (fs.read) and `write`
+ * (fs.write; fs.exec counts as write, for run_command). A rule has `allow` / `deny` glob patterns
+ * (paths relative to the cwd, or absolute; for run_command, patterns over the command line) and a
+ * `default`. Deciding: a session decision for the identical call wins; then any matching `deny`
+ * (tool or `*`), then any matching `allow`; then the tool's default, the `*` default, and last the
+ * built-in default: inside the cwd allow, outside ask; run_command ask.
+ */
+
+export type PolicyMode = "read" | "write";
+export type PolicyDecision = "allow" | "deny" | "ask";
+export type PolicyRule = { allow?: string[]; deny?: string[]; default?: PolicyDecision };
+export type ToolPolicy = Partial<Record<PolicyMode, PolicyRule>>;
+/** The `policies` of `policy_updated`: tool name (or `*`) -> mode -> rule. */
+export type PolicySnapshot = Record<string, ToolPolicy>;
+/** The protocol's update_policy (without runId). */
+export type PolicyUpdate = { tool?: string; mode: PolicyMode; allow?: string[]; deny?: string[]; default?: PolicyDecision };
+export type PermissionQuery = { tool: string; operation: PermissionOperation; resource: string };
+export type SessionDecision = "allow-session" | "deny-session";
+
+export const ALL_TOOLS = "*";
+
+const BUILT_IN_RULES: PolicySnapshot = { run_command: { write: { default: "ask" } } };
+
+export function modeOf(operation: PermissionOperation): PolicyMode {
+  return operation === "fs.read" ? "read" : "write";
+}
+
+function realCwd(cwd: string): string {
+  try {
+    return realpathSync(cwd);
+  } catch {
+    return resolve(cwd);
+  }
+}
+
+function clone(snapshot: PolicySnapshot): PolicySnapshot {
+  return structuredClone(snapshot);
+}
+
+export class PermissionPolicy {
+  readonly cwd: string;
+  private rules: PolicySnapshot;
+  private readonly session = new Map<string, "allow" | "deny">();
+
+  constructor(cwd: string, rules: PolicySnapshot = {}) {
+    this.cwd = realCwd(cwd);
+    this.rules = clone(BUILT_IN_RULES);
+    for (const [tool, policy] of Object.entries(rules)) {
+      for (const mode of ["read", "write"] as const) {
+        const rule = policy[mode];
+        if (rule) this.update({ tool, mode, ...rule });
+      }
+    }
+  }
+
+  /** True when an absolute path is the cwd or below it. */
+  isInside(path: string): boolean {
+    const rel = relative(this.cwd, path);
+    return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+  }
+
+  decide(query: PermissionQuery): PolicyDecision {
+    const remembered = this.session.get(sessionKey(query));
+    if (remembered) return remembered;
+    const mode = modeOf(query.operation);
+    const layers = [this.rules[query.tool]?.[mode], this.rules[ALL_TOOLS]?.[mode]].filter((r): r is PolicyRule => r !== undefined);
+    const matches = (patterns: string[] | undefined) => (patterns ?? []).some((p) => this.matches(p, query));
+    if (layers.some((rule) => matches(rule.deny))) return "deny";
+    if (layers.some((rule) => matches(rule.allow))) return "allow";
+    const configured = layers.find((rule) => rule.default !== undefined)?.default;
+    if (configured) return configured;
+    if (query.operation === "fs.exec") return "ask";
+    return this.isInside(query.resource) ? "allow" : "ask";
+  }
+
+  /** update_policy: sets the given fields of one rule (patterns are replaced, not appended). */
+  update(change: PolicyUpdate): PolicySnapshot {
+    const tool = change.tool ?? ALL_TOOLS;
+    const policy = (this.rules[tool] ??= {});
+    const rule: PolicyRule = { ...policy[change.mode] };
+    if (change.allow !== undefined) rule.allow = [...change.allow];
+    if (change.deny !== undefined) rule.deny = [...change.deny];
+    if (change.default !== undefined) rule.default = change.default;
+    policy[change.mode] = rule;
+    return this.toJSON();
+  }
+
+  /** A human's allow-session / deny-session: later identical calls are decided without asking. */
+  remember(tool: string, operation: PermissionOperation, resource: string, decision: SessionDecision): void {
+    this.session.set(sessionKey({ tool, operation, resource }), decision === "allow-session" ? "allow" : "deny");
+  }
+
+  toJSON(): PolicySnapshot {
+    return clone(this.rules);
+  }
+
+  private matches(pattern: string, query: PermissionQuery): boolean {
+    if (query.operation === "fs.exec") return globToRegExp(pattern.trim(), { anySlash: true }).test(query.resource.trim());
+    if (isAbsolute(pattern)) return globToRegExp(pattern).test(query.resource) || ancestors(query.resource).some((a) => globToRegExp(pattern).test(a));
+    const rel = relative(this.cwd, query.resource).split(sep).join("/");
+    // A relative pattern covers the cwd; it reaches outside only when it says so (`../x/**`).
+    if (rel.startsWith("../") && !pattern.startsWith("../")) return false;
+    const target = rel === "" ? "." : rel;
+    return matchPath(pattern, target) || ancestors(target).some((a) => matchPath(pattern, a));
+  }
+}
+
+/** `a/b/c` -> [`a/b`, `a`]; `/x/y` -> [`/x`]. */
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) out.push(path.slice(0, i));
+  return out;
+}
+
+function sessionKey(query: PermissionQuery): string {
+  return `${query.tool}\u0000${query.operation}\u0000${query.resource}`;
+}
