@@ -11,6 +11,27 @@ export async function followRun(client: SwitchyardClient, runId: string, afterId
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: interactive });
   let lastAgent = "";
   let atLineStart = true;
+  // Parallel agents (broadcast) stream at once: one is shown live, the others are buffered and
+  // printed whole when the shown one finishes, so their text never interleaves.
+  let shown: string | undefined;
+  const held = new Map<string, Array<() => void>>();
+  const show = (agent: string, print: () => void) => {
+    shown ??= agent;
+    if (agent === shown) return print();
+    const queue = held.get(agent) ?? [];
+    queue.push(print);
+    held.set(agent, queue);
+  };
+  const finishShown = (agent: string) => {
+    if (agent !== shown) return;
+    shown = undefined;
+    const next = held.keys().next();
+    if (next.done) return;
+    shown = next.value;
+    const queue = held.get(shown)!;
+    held.delete(shown);
+    for (const print of queue) print();
+  };
   const write = (s: string) => {
     out.write(s);
     if (s.length) atLineStart = s.endsWith("\n");
@@ -61,13 +82,18 @@ export async function followRun(client: SwitchyardClient, runId: string, afterId
         return;
       case "run.agent_streamed": {
         const ev = e.payload.event;
-        if (e.payload.agentName !== lastAgent) {
-          lastAgent = e.payload.agentName;
-          line(`\n── ${lastAgent} (${e.payload.model ?? "?"})`);
-        }
-        if (ev.type === "text") write(ev.text);
-        else if (ev.type === "tool-call") line(`  ⚙ ${ev.toolName} ${ev.args.length > 200 ? `${ev.args.slice(0, 200)}…` : ev.args}`);
-        else if (ev.type === "tool-result") line(`  ${ev.status === "completed" ? "✓" : "✗"} ${ev.toolName}: ${firstLine(ev.output)}`);
+        const agent = e.payload.agentName;
+        const model = e.payload.model ?? "?";
+        show(agent, () => {
+          if (agent !== lastAgent) {
+            lastAgent = agent;
+            line(`\n── ${agent} (${model})`);
+          }
+          if (ev.type === "text") write(ev.text);
+          else if (ev.type === "tool-call") line(`  ⚙ ${ev.toolName} ${ev.args.length > 200 ? `${ev.args.slice(0, 200)}…` : ev.args}`);
+          else if (ev.type === "tool-result") line(`  ${ev.status === "completed" ? "✓" : "✗"} ${ev.toolName}: ${firstLine(ev.output)}`);
+        });
+        if (ev.type === "done") finishShown(agent);
         return;
       }
       case "run.request_opened":
