@@ -29,6 +29,9 @@ const COLUMN: Record<ScopeKind, string> = {
   conversation: "conversation_id",
 };
 
+/** Rows per multi-row INSERT (8 parameters each). */
+const CHUNK = 64;
+
 const SELECT = "SELECT id, ts, type, run_id, agent_id, daemon_id, conversation_id, payload FROM events";
 
 /**
@@ -45,13 +48,33 @@ export class EventStore {
 
   constructor(private readonly db: Db) {
     const sqlite = db.$client;
-    this.insertStmt = sqlite.prepare(
-      "INSERT INTO events (id, ts, type, run_id, agent_id, daemon_id, conversation_id, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    );
+    const insert = (n: number) =>
+      sqlite.prepare(`INSERT INTO events (id, ts, type, run_id, agent_id, daemon_id, conversation_id, payload) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`);
+    this.insertStmt = insert(1);
+    // Multi-row statements: one call into SQLite per CHUNK rows instead of one per row.
+    const chunkStmt = insert(CHUNK);
+    const params: unknown[] = new Array(CHUNK * 8);
+    const fill = (target: unknown[], at: number, r: EventRow) => {
+      const s = r.scope;
+      target[at] = r.id;
+      target[at + 1] = r.ts;
+      target[at + 2] = r.type;
+      target[at + 3] = s.runId ?? null;
+      target[at + 4] = s.agentId ?? null;
+      target[at + 5] = s.daemonId ?? null;
+      target[at + 6] = s.conversationId ?? null;
+      target[at + 7] = r.payloadJson;
+    };
+    const one: unknown[] = new Array(8);
     this.insertBatch = sqlite.transaction((rows: readonly EventRow[]) => {
-      for (const r of rows) {
-        const s = r.scope;
-        this.insertStmt.run(r.id, r.ts, r.type, s.runId ?? null, s.agentId ?? null, s.daemonId ?? null, s.conversationId ?? null, r.payloadJson);
+      let i = 0;
+      for (; i + CHUNK <= rows.length; i += CHUNK) {
+        for (let k = 0; k < CHUNK; k++) fill(params, k * 8, rows[i + k]!);
+        chunkStmt.run(params);
+      }
+      for (; i < rows.length; i++) {
+        fill(one, 0, rows[i]!);
+        this.insertStmt.run(one);
       }
     });
     this.readAll = sqlite.prepare(`${SELECT} WHERE id > ? ORDER BY id LIMIT ?`);

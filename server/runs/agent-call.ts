@@ -3,6 +3,7 @@ import { jsonSchema, Output, stepCountIs, streamText, type LanguageModel, type M
 import type { AgentCallRecord, StreamEvent, Usage } from "../../shared/runs";
 import { isCliAgent, isLlmAgent, isUserAgent, type LlmAgent, type UserAgent } from "../../shared/strategy";
 import { DomainError } from "../errors";
+import { DeltaBatcher } from "./delta-batcher";
 import type { StepOutput } from "./flow-executor";
 import { RunCancelledError, type RunState } from "./run-state";
 
@@ -98,7 +99,8 @@ function withSteering(run: RunState, agentName: string, input: string): string {
 async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, agent: LlmAgent, input: string, stepKey: string): Promise<StepOutput> {
   const resolved = deps.resolveModel(agent.model, run.config.modelOverride);
   const meta = { agentName, model: resolved.id, contextWindow: resolved.contextWindow, requestId: run.requestId };
-  const stream = (event: StreamEvent) => void run.emit("run.agent_streamed", { ...meta, event }).catch(() => {});
+  const batcher = new DeltaBatcher((event) => void run.emit("run.agent_streamed", { ...meta, event }).catch(() => {}));
+  const stream = (event: StreamEvent) => batcher.event(event);
   const userMessage = withSteering(run, agentName, input);
   const announced = new Set<string>();
   const built = agent.tools?.length
@@ -142,13 +144,13 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
         stream({ type: "step-start" });
         break;
       case "text-delta":
-        if (part.text) stream({ type: "text", text: part.text });
+        if (part.text) batcher.text(part.text);
         break;
       case "reasoning-start":
         stream({ type: "thinking-start", id: part.id });
         break;
       case "reasoning-delta":
-        if (part.text) stream({ type: "thinking", id: part.id, text: part.text });
+        if (part.text) batcher.thinking(part.id, part.text);
         break;
       case "reasoning-end":
         stream({ type: "thinking-end", id: part.id });
@@ -180,6 +182,7 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
         break;
     }
   }
+  batcher.flush();
   if (run.signal.aborted) throw new RunCancelledError();
   if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
 
