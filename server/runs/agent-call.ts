@@ -99,7 +99,13 @@ function withSteering(run: RunState, agentName: string, input: string): string {
 async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, agent: LlmAgent, input: string, stepKey: string): Promise<StepOutput> {
   const resolved = deps.resolveModel(agent.model, run.config.modelOverride);
   const meta = { agentName, model: resolved.id, contextWindow: resolved.contextWindow, requestId: run.requestId };
-  const batcher = new DeltaBatcher((event) => void run.emit("run.agent_streamed", { ...meta, event }).catch(() => {}));
+  // This segment's signal: once aborted (stop_run, or finish() ending the run) nothing more is
+  // streamed, so no frame can follow strategy_completed / strategy_error.
+  const signal = run.signal;
+  const batcher = new DeltaBatcher((event) => {
+    if (signal.aborted) return;
+    void run.emit("run.agent_streamed", { ...meta, event }).catch(() => {});
+  });
   const stream = (event: StreamEvent) => batcher.event(event);
   const userMessage = withSteering(run, agentName, input);
   const announced = new Set<string>();
@@ -134,6 +140,8 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
     providerOptions: agent.providerOptions as Parameters<typeof streamText>[0]["providerOptions"],
     ...(agent.outputSchema ? { output: Output.object({ schema: jsonSchema(agent.outputSchema as Parameters<typeof jsonSchema>[0]) }) } : {}),
     maxRetries: 1,
+    // errors are read from fullStream below; the default handler would print them to stderr
+    onError: () => {},
   });
 
   let lastStepUsage: Record<string, unknown> | undefined;
