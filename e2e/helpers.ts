@@ -49,3 +49,17 @@ export async function markWindow(page: Page): Promise<void> {
 export async function windowIsMarked(page: Page): Promise<boolean> {
   return page.evaluate(() => (window as unknown as { __e2eMark?: boolean }).__e2eMark === true);
 }
+
+/** Call a tRPC mutation (non-batched) and return its data. */
+export async function mutate<T>(request: APIRequestContext, path: string, input: unknown): Promise<T> {
+  const res = await request.post(`/trpc/${path}`, { data: input });
+  expect(res.status(), await res.text()).toBe(200);
+  return ((await res.json()) as { result: { data: T } }).result.data;
+}
+
+/** Prepare and start a run through the API (as a script would); returns its id. */
+export async function startRun(request: APIRequestContext, opts: { strategyPath: string; cwd: string; input?: string }): Promise<string> {
+  const { runId } = await mutate<{ runId: string }>(request, "runs.prepare", { strategyPath: opts.strategyPath, cwd: opts.cwd });
+  await mutate(request, "runs.start", { runId, input: opts.input ?? "" });
+  return runId;
+}

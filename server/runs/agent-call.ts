@@ -98,7 +98,7 @@ function withSteering(run: RunState, agentName: string, input: string): string {
 
 async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, agent: LlmAgent, input: string, stepKey: string): Promise<StepOutput> {
   const resolved = deps.resolveModel(agent.model, run.config.modelOverride);
-  const meta = { agentName, model: resolved.id, contextWindow: resolved.contextWindow, requestId: run.requestId };
+  const meta = { agentName, model: resolved.id, contextWindow: resolved.contextWindow, stepKey, requestId: run.requestId };
   // This segment's signal: once aborted (stop_run, or finish() ending the run) nothing more is
   // streamed, so no frame can follow strategy_completed / strategy_error.
   const signal = run.signal;

@@ -268,6 +268,7 @@ export class RunsService {
       startedAt: new Date(r.startedAt).toISOString(),
       completedAt: r.completedAt ? new Date(r.completedAt).toISOString() : null,
       status: r.status,
+      usage: r.status === "running" && this.active.get(r.id) ? { ...this.active.get(r.id)!.usage } : { promptTokens: r.promptTokens, completionTokens: r.completionTokens },
     }));
   }
 

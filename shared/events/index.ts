@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DaemonEvents } from "./daemon";
 import { RunEvents } from "./run";
 import { SystemEvents } from "./system";
 
@@ -9,6 +10,7 @@ import { SystemEvents } from "./system";
 export const EventCatalog = {
   ...SystemEvents,
   ...RunEvents,
+  ...DaemonEvents,
 } as const;
 
 export type EventCatalog = typeof EventCatalog;

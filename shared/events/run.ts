@@ -7,7 +7,7 @@ import { AgentCallRecord, PendingRequest, PermissionDecision, RunError, StepResu
  * continue_run request that caused the event, as the reference does.
  */
 const requestId = z.string().optional();
-const agentMeta = { agentName: z.string(), model: z.string().optional(), contextWindow: z.number().int().optional() };
+const agentMeta = { agentName: z.string(), model: z.string().optional(), contextWindow: z.number().int().optional(), stepKey: z.string().optional() };
 
 export const RunEvents = {
   /** A segment starts (the first start, or a continuation). */

@@ -68,7 +68,7 @@ function Page({ route }: { route: Route }) {
 function useDocumentTitle(route: Route) {
   const label = route.page === "not-found" ? "Not found" : NAV_ITEMS.find((item) => item.page === route.page)?.label;
   const detail = route.page !== "not-found" && route.id ? ` ${route.id}` : "";
-  const title = route.page === "home" ? "Switchyard" : `${label ?? ""}${detail} · Switchyard`;
+  const title = route.page === "home" ? "Switchyard" : route.page === "runs" && route.id === "new" ? "New run · Switchyard" : `${label ?? ""}${detail} · Switchyard`;
   useEffect(() => {
     document.title = title;
   }, [title]);

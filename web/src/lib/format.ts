@@ -70,3 +70,46 @@ export function scopeBadges(scope: EventScope): Array<[label: string, id: string
 export function eventDomain(type: string): string {
   return type.split(".")[0] ?? type;
 }
+
+/** "850ms", "12.4s", "4m 09s", "2h 05m": how long something took (or has been going). */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "—";
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
+  return formatUptime(ms / 1000);
+}
+
+/** Milliseconds from start to end (or to now, while it runs); undefined without a start. */
+export function elapsedMs(startedAt: string | null | undefined, endedAt: string | null | undefined, now: number): number | undefined {
+  if (!startedAt) return undefined;
+  const start = Date.parse(startedAt);
+  const end = endedAt ? Date.parse(endedAt) : now;
+  return Number.isNaN(start) || Number.isNaN(end) ? undefined : Math.max(0, end - start);
+}
+
+const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 });
+const full = new Intl.NumberFormat("en");
+
+/** "1.2K", "340". */
+export function formatTokens(n: number): string {
+  return n < 10_000 ? full.format(n) : compact.format(n);
+}
+
+/** "1,234 in · 567 out" for a title attribute. */
+export function describeUsage(u: { promptTokens: number; completionTokens: number }): string {
+  return `${full.format(u.promptTokens)} prompt · ${full.format(u.completionTokens)} completion tokens`;
+}
+
+const dateTime = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hour12: false });
+
+/** "just now", "5m ago", "3h ago", else "Mar 4, 14:03". */
+export function formatRelative(iso: string, now: number): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const s = Math.round((now - t) / 1000);
+  if (s < 10) return "just now";
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
+  return dateTime.format(new Date(t));
+}

@@ -1,25 +1,24 @@
-import { Cmd, EmptyState } from "../components/EmptyState";
-import { RunsIcon } from "../components/icons";
-import { PageHeader } from "../components/PageHeader";
-import { Link } from "../router/Link";
+import { lazy, Suspense } from "react";
+import { RunsListPage } from "../runs/RunsListPage";
 
+// The launch form and the run page (graph, streams, markdown) load on demand: the first page stays small.
+const LaunchRunPage = lazy(() => import("../runs/LaunchRunPage"));
+const RunPage = lazy(() => import("../runs/RunPage"));
+
+/** `/runs` (the list), `/runs/new` (launch a strategy), `/runs/:id` (one run, live). */
 export function RunsPage({ id }: { id?: string }) {
-  if (id) {
-    return (
-      <>
-        <PageHeader title={`Run ${id}`} crumbs={<Link href="/runs" className="hover:underline">Runs</Link>} description="Each step of the run, its model calls and results, live." />
-        <EmptyState Icon={RunsIcon} title="This run is not here yet">
-          No run with id <Cmd>{id}</Cmd> has been recorded. Runs appear here once you start one with <Cmd>yard run &lt;strategy&gt;</Cmd>.
-        </EmptyState>
-      </>
-    );
-  }
+  if (!id) return <RunsListPage />;
   return (
-    <>
-      <PageHeader title="Runs" description="Strategy runs: every step, model call and result, streamed as it happens." />
-      <EmptyState Icon={RunsIcon} title="No runs yet">
-        Start one with <Cmd>yard run &lt;strategy&gt;</Cmd>; it shows up here live, and stays for review when it ends.
-      </EmptyState>
-    </>
+    <Suspense fallback={<PageLoading />}>{id === "new" ? <LaunchRunPage /> : <RunPage key={id} runId={id} />}</Suspense>
+  );
+}
+
+function PageLoading() {
+  return (
+    <div aria-busy="true" aria-label="Loading" className="space-y-3">
+      <div className="h-3 w-16 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />
+      <div className="h-6 w-56 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />
+      <div className="h-4 w-80 max-w-full animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />
+    </div>
   );
 }
