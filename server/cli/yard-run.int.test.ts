@@ -1,0 +1,58 @@
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { removeHome, startTestServer, tempHome, type TestServer } from "../testing/server-harness";
+
+/** `yard run` against the real server: streams the run, prints a summary, exit code tells the outcome. */
+const yard = resolve(import.meta.dirname, "..", "..", "bin", "yard.mjs");
+let t: TestServer;
+let cwd: string;
+
+function runYard(args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((res) => {
+    const child = spawn(process.execPath, [yard, ...args], { env: { ...process.env, SWITCHYARD_URL: t.url }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("exit", (code) => res({ code, out }));
+  });
+}
+
+beforeAll(async () => {
+  t = await startTestServer();
+  cwd = tempHome("switchyard-cli-cwd-");
+  writeFileSync(join(cwd, "ok.yaml"), `name: Ok\nversion: "1.0"\nagents:\n  a: {model: mock/demo, systemPrompt: "SAY[hello from the cli run]"}\n  b: {model: mock/echo}\nflow: {type: sequential, steps: [{agent: a}, {agent: b}]}\n`);
+  writeFileSync(join(cwd, "bad.yaml"), `name: Bad\nversion: "1.0"\nagents:\n  a: {model: nowhere/model}\nflow: {type: sequential, steps: [{agent: a}]}\n`);
+});
+
+afterAll(async () => {
+  await t.stop();
+  removeHome(t.home);
+  removeHome(cwd);
+});
+
+describe("yard run", () => {
+  it("streams the agents' text and exits 0 when the run completes", async () => {
+    const { code, out } = await runYard(["run", "ok.yaml", "--cwd", cwd, "--input", "go"]);
+    expect(out).toContain("── a (mock/demo)");
+    expect(out).toContain("hello from the cli run");
+    expect(out).toMatch(/✔ completed/);
+    expect(code).toBe(0);
+    const { out: listed, code: listCode } = await runYard(["runs", "--cwd", cwd]);
+    expect(listCode).toBe(0);
+    expect(listed).toMatch(/completed\s+\S+\s+Ok/);
+  });
+
+  it("exits non-zero with the error when the run fails", async () => {
+    const { code, out } = await runYard(["run", "bad.yaml", "--cwd", cwd]);
+    expect(out).toMatch(/EXECUTION_ERROR|MODEL_UNAVAILABLE|nowhere/);
+    expect(code).not.toBe(0);
+  });
+
+  it("exits non-zero with a clear message for a missing strategy", async () => {
+    const { code, out } = await runYard(["run", "missing.yaml", "--cwd", cwd]);
+    expect(out).toMatch(/not found/i);
+    expect(code).toBe(1);
+  });
+});
