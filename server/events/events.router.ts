@@ -28,7 +28,7 @@ export const eventsRouter = router({
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
     ctx.stats.sseOpened();
     try {
-      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: input.scope, signal })) {
+      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: input.scope, signal, highWaterMark: 100_000 })) {
         yield tracked(String(batch[batch.length - 1]!.id), batch);
       }
     } finally {
