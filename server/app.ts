@@ -18,6 +18,8 @@ import { createRedactor } from "./redact";
 import type { Context, Services } from "./trpc/context";
 import { appRouter, type AppRouter } from "./trpc/router";
 import { createModelRegistry } from "./models/models.service";
+import { registerDaemonWebhook } from "./daemons/daemon-webhook";
+import { DaemonsService } from "./daemons/daemons.service";
 import { RunsService } from "./runs/runs.service";
 import { buildTools, PermissionPolicy } from "./tools";
 import { attachCommaProtocol } from "./ws/comma-connection";
@@ -78,10 +80,28 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     createPolicy: (cwd) => new PermissionPolicy(cwd),
   });
 
+  const daemons = new DaemonsService({
+    db,
+    bus,
+    log,
+    home: config.home,
+    allowedRoots: config.allowedRoots,
+    resolveModel: (m) => models.resolve(m),
+    buildTools: (names, host) =>
+      buildTools(names, {
+        ...host,
+        policy: new PermissionPolicy(host.cwd),
+        // a daemon runs unattended: what the policy would ask a human is refused
+        requestPermission: async () => "deny",
+        askQuestion: async () => "No human is attached to this daemon; decide on your own.",
+      }),
+  });
+
   const services: Services = {
     config,
     bus,
     runs,
+    daemons,
     redact,
     startedAt: Date.now(),
     version: VERSION,
@@ -124,6 +144,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
 
   registerLogin(app, { token: config.token, codes, port: () => boundPort });
   app.get("/health", async () => healthOf(services));
+  registerDaemonWebhook(app, daemons);
   app.get("/ws", async (_req, reply) => reply.code(400).type("text/plain; charset=utf-8").send("WebSocket upgrade failed"));
 
   await app.register(fastifyTRPCPlugin, {
@@ -149,6 +170,8 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     async start() {
       const recovered = await runs.recover();
       if (recovered.resumed.length + recovered.interrupted.length > 0) log.info(recovered, "runs recovered after a restart");
+      const daemonsRecovered = await daemons.recover();
+      if (daemonsRecovered.resumed.length + daemonsRecovered.failed.length > 0) log.info(daemonsRecovered, "daemons recovered after a restart");
       await app.listen({ host: config.host, port: config.port });
       boundPort = (app.server.address() as AddressInfo).port;
       await bus.publish("server.started", {
@@ -175,6 +198,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
           // the bus may already be closed
         }
         await runs.shutdown();
+        await daemons.shutdown();
         // Connections are cut, not ended: clients reconnect and resume from their last event id.
         ws.close();
         await app.close();

@@ -1,3 +1,4 @@
 /** Every drizzle table of the server, for drizzle-kit and the typed client. */
 export * from "../events/events.sql";
 export * from "../runs/runs.sql";
+export * from "../daemons/daemons.sql";

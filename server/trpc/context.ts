@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import type { EventBus } from "../events/bus";
 import type { Redactor } from "../redact";
+import type { DaemonsService } from "../daemons/daemons.service";
 import type { RunsService } from "../runs/runs.service";
 
 /** What every procedure can reach: the services of the running server. */
@@ -8,6 +9,7 @@ export type Services = {
   config: Config;
   bus: EventBus;
   runs: RunsService;
+  daemons: DaemonsService;
   redact: Redactor;
   startedAt: number;
   /** A one-time dashboard login link (or the plain URL when no token is set). */

@@ -1,5 +1,6 @@
 import { eventsRouter } from "../events/events.router";
 import { healthOf } from "../http/health";
+import { daemonsRouter } from "../daemons/daemons.router";
 import { modelsRouter } from "../models/models.router";
 import { runsRouter } from "../runs/runs.router";
 import { strategiesRouter } from "../strategies/strategies.router";
@@ -23,6 +24,7 @@ export const appRouter = router({
   strategies: strategiesRouter,
   runs: runsRouter,
   models: modelsRouter,
+  daemons: daemonsRouter,
   auth: router({
     /** Mint a one-time login link for a browser (the caller already holds the token). */
     loginLink: publicProcedure.mutation(({ ctx }) => ({ link: ctx.loginLink() })),

@@ -1,0 +1,373 @@
+import { join } from "node:path";
+import type { LanguageModel, ModelMessage } from "ai";
+import type { DaemonSummary, DaemonWakeReason, QueuedDaemonEvent } from "../../shared/daemons";
+import type { EventPayload } from "../../shared/events";
+import type { DaemonLoopStatus, DaemonStatus } from "../../shared/statuses";
+import type { EventBus } from "../events/bus";
+import type { Logger } from "../log";
+import { META_FILE, SNAPSHOT_FILE, writeJsonAtomic, type DaemonMeta, type DaemonSnapshot } from "./persist";
+import { runDaemonTurn, visibleMessages, type DaemonToolsFactory } from "./daemon-turn";
+import type { DaemonQueueStore } from "./queue-store";
+import { changedPaths, scanWatchPaths, type WatchState } from "./watch";
+
+export type { DaemonToolsFactory } from "./daemon-turn";
+
+/** One daemon's loop: idle until a wake, one agent call per wake, a snapshot at every idle boundary. */
+
+export type RuntimeDeps = {
+  bus: EventBus;
+  queue: DaemonQueueStore;
+  log: Logger;
+  resolveModel: (model: string) => { model: LanguageModel };
+  buildTools?: DaemonToolsFactory;
+  /** Called whenever status or loop status changes (the service updates its row). */
+  onStatus: (daemon: DaemonRuntime) => void;
+  stopGraceMs: number;
+};
+
+type Wake = { reason: DaemonWakeReason; text: string; event?: QueuedDaemonEvent };
+type TurnOutcome = { kind: "ok"; end?: DaemonLoopStatus } | { kind: "aborted" };
+
+/** What snapshot(id) returns: the persisted snapshot plus live queue data. */
+export type DaemonSnapshotView = Omit<DaemonSnapshot, "loop_status"> & DaemonSummary & { pending_events: QueuedDaemonEvent[] };
+
+export const IDLE_BACKOFF_MS = [100, 500, 1000, 2000] as const;
+/** A turn whose text holds this marker ends the daemon with status `done`. */
+export const DONE_MARKER = "##DONE##";
+/** This many empty turns in a row end the daemon with status `stuck`. */
+const STUCK_AFTER = 3;
+
+export const clip = (text: string, max = 160): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+const payloadText = (payload: unknown): string => (typeof payload === "string" ? payload : (JSON.stringify(payload) ?? "null"));
+
+export class DaemonRuntime {
+  status: DaemonStatus = "stopped";
+  loopStatus: DaemonLoopStatus | undefined;
+  state: "active" | "idle" = "idle";
+  error: string | undefined;
+  result: string | undefined;
+  savedAt: string | undefined;
+  totalIterations: number;
+  /** Pending events, FIFO; the in-flight one is not in it. */
+  readonly pending: QueuedDaemonEvent[];
+  inflight: QueuedDaemonEvent | null = null;
+  /** Triggers accepted but not yet committed (they count against the capacity). */
+  reserved = 0;
+  private messages: ModelMessage[];
+  private watchState: WatchState;
+  private idleBackoffMs = 0;
+  private lastWakeReason: DaemonWakeReason | null = null;
+  private emptyTurns = 0;
+  private stopRequested = false;
+  private turnAbort: AbortController | undefined;
+  private turnEnded: (() => void) | undefined;
+  private wakeUp: (() => void) | undefined;
+  private loopDone: Promise<void> | undefined;
+
+  constructor(
+    readonly meta: DaemonMeta,
+    snapshot: DaemonSnapshot | undefined,
+    pending: QueuedDaemonEvent[],
+    readonly root: string,
+    private readonly deps: RuntimeDeps,
+  ) {
+    this.pending = pending;
+    this.messages = (snapshot?.recorded_messages ?? []) as ModelMessage[];
+    this.totalIterations = snapshot?.total_iterations ?? 0;
+    this.watchState = snapshot?.watch_state ?? scanWatchPaths(this.watchPaths);
+    this.savedAt = snapshot?.saved_at;
+  }
+
+  get id(): string {
+    return this.meta.id;
+  }
+
+  private get watchPaths(): string[] {
+    return this.meta.options.watch_paths ?? [];
+  }
+
+  /** Pending plus in-flight plus not yet committed: what the capacity bounds. */
+  get load(): number {
+    return this.pending.length + (this.inflight ? 1 : 0) + this.reserved;
+  }
+
+  summary(): DaemonSummary {
+    return {
+      id: this.id,
+      name: this.meta.name,
+      status: this.status,
+      ...(this.loopStatus ? { loop_status: this.loopStatus } : {}),
+      daemon_state: this.state,
+      session_id: this.meta.session_id,
+      model: this.meta.options.model,
+      persist_path: this.root,
+      snapshot_path: join(this.root, SNAPSHOT_FILE),
+      pending_event_count: this.pending.length,
+      queued_event_count: this.pending.length + (this.inflight ? 1 : 0),
+      event_queue_capacity: this.meta.event_queue_capacity,
+      total_iterations: this.totalIterations,
+      inflight_event: this.inflight,
+      ...(this.error ? { error: this.error } : {}),
+      ...(this.result !== undefined ? { result: this.result } : {}),
+      ...(this.savedAt ? { saved_at: this.savedAt } : {}),
+    };
+  }
+
+  /** The persisted snapshot plus live queue data. */
+  snapshotView(): DaemonSnapshotView {
+    const { loop_status: _ignored, ...file } = this.snapshotFile(this.savedAt ?? new Date().toISOString());
+    return { ...file, ...this.summary(), pending_events: [...this.pending] };
+  }
+
+  start(initial: "spawn" | "resume"): void {
+    this.status = "running";
+    this.loopStatus = undefined;
+    this.error = undefined;
+    this.stopRequested = false;
+    this.requeuedSeq = undefined;
+    this.deps.onStatus(this);
+    this.loopDone = this.loop(initial).catch((err: unknown) => this.fail(err));
+  }
+
+  /** Accept a committed trigger: appended at the back, the loop woken. */
+  accept(event: QueuedDaemonEvent): void {
+    this.pending.push(event);
+    this.wake();
+  }
+
+  private wake(): void {
+    const w = this.wakeUp;
+    this.wakeUp = undefined;
+    w?.();
+  }
+
+  /**
+   * Stop at an idle boundary, waiting up to stopGraceMs; a turn still running then is aborted and
+   * its event goes back to the FRONT of the queue. `keepRunning` (server shutdown) leaves the
+   * status "running" on disk so recover() resumes the daemon at the next start.
+   */
+  async stop(options: { keepRunning?: boolean } = {}): Promise<number | undefined> {
+    if (this.status !== "running") return undefined;
+    this.stopRequested = true;
+    this.wake();
+    if (this.turnAbort) {
+      const ended = new Promise<void>((resolve) => (this.turnEnded = resolve));
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, this.deps.stopGraceMs).unref());
+      await Promise.race([ended, grace]);
+      this.turnAbort?.abort(new Error("daemon stopped"));
+    }
+    await this.loopDone;
+    const requeued = this.requeuedSeq;
+    if (this.status !== "running") return requeued;
+    if (!options.keepRunning) this.status = "stopped";
+    this.state = "idle";
+    this.persist();
+    if (!options.keepRunning) this.deps.onStatus(this);
+    return requeued;
+  }
+
+  private requeuedSeq: number | undefined;
+
+  private async loop(initial: "spawn" | "resume"): Promise<void> {
+    let pendingReason: "spawn" | "resume" | undefined = initial;
+    let idleTicks = 0;
+    let backoff = 0;
+    let lastWakeAt = Date.now();
+    const { max_iterations: maxIterations, wake_interval_ms: interval, idle_watchdog_attempts: watchdog } = this.meta.options;
+    while (!this.stopRequested) {
+      if (maxIterations !== undefined && this.totalIterations >= maxIterations) return this.end("budget_exhausted");
+      const wake = this.nextWake(pendingReason, lastWakeAt);
+      pendingReason = undefined;
+      if (wake) {
+        idleTicks = 0;
+        backoff = 0;
+        this.idleBackoffMs = 0;
+        lastWakeAt = Date.now();
+        const outcome = await this.turn(wake);
+        if (outcome.kind === "aborted") return;
+        await this.idleBoundary();
+        if (outcome.end) return this.end(outcome.end);
+        continue;
+      }
+      if (!this.hasWakeSource()) return this.end("idle");
+      if (watchdog !== undefined && idleTicks >= watchdog) return this.end("watchdog");
+      let delay: number = IDLE_BACKOFF_MS[Math.min(backoff, IDLE_BACKOFF_MS.length - 1)]!;
+      if (interval !== undefined) delay = Math.max(0, Math.min(delay, lastWakeAt + interval - Date.now()));
+      this.idleBackoffMs = delay;
+      const woken = await this.sleep(delay);
+      if (woken) continue;
+      // a timer that came due is a wake, not an idle tick
+      if (interval !== undefined && Date.now() - lastWakeAt >= interval) continue;
+      idleTicks++;
+      backoff++;
+    }
+  }
+
+  private hasWakeSource(): boolean {
+    const o = this.meta.options;
+    return o.triggers || this.pending.length > 0 || this.watchPaths.length > 0 || o.wake_interval_ms !== undefined;
+  }
+
+  /** Resolves true when woken (a trigger, stop), false when the delay elapsed. */
+  private sleep(ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeUp = undefined;
+        resolve(false);
+      }, ms);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+  }
+
+  private nextWake(initial: "spawn" | "resume" | undefined, lastWakeAt: number): Wake | undefined {
+    if (initial === "spawn") return { reason: "spawn", text: this.meta.prompt };
+    const head = this.pending.shift();
+    if (head) {
+      this.inflight = head;
+      this.deps.queue.setState(this.id, head.seq, "inflight");
+      return { reason: initial === "resume" ? "resume" : "message", text: payloadText(head.payload), event: head };
+    }
+    if (this.watchPaths.length > 0) {
+      const now = scanWatchPaths(this.watchPaths);
+      const changed = changedPaths(this.watchState, now);
+      this.watchState = now;
+      if (changed.length > 0) return { reason: "watch", text: `[wake: watch] These paths changed:\n${changed.map((p) => `- ${p}`).join("\n")}` };
+    }
+    const interval = this.meta.options.wake_interval_ms;
+    if (interval !== undefined && Date.now() - lastWakeAt >= interval) {
+      return { reason: "timer", text: `[wake: timer] ${interval} ms passed with no other event.` };
+    }
+    return undefined;
+  }
+
+  private async turn(wake: Wake): Promise<TurnOutcome> {
+    this.state = "active";
+    this.lastWakeReason = wake.reason;
+    const before = this.messages.length;
+    this.messages.push({ role: "user", content: wake.text });
+    const abort = new AbortController();
+    this.turnAbort = abort;
+    try {
+      const text = await this.callModel(abort.signal);
+      if (abort.signal.aborted) return this.rollback(before);
+      this.totalIterations++;
+      this.result = text;
+      if (this.inflight) {
+        this.deps.queue.setState(this.id, this.inflight.seq, "done");
+        this.inflight = null;
+      }
+      this.state = "idle";
+      await this.publish("daemon.turn_completed", {
+        summary: clip(`turn ${this.totalIterations} (${wake.reason}${wake.event ? ` #${wake.event.seq}` : ""}): ${text}`),
+        reason: wake.reason,
+        ...(wake.event ? { seq: wake.event.seq } : {}),
+        iteration: this.totalIterations,
+        text: clip(text, 4000),
+      });
+      this.emptyTurns = text.trim() === "" ? this.emptyTurns + 1 : 0;
+      if (text.includes(DONE_MARKER)) return { kind: "ok", end: "done" };
+      if (this.emptyTurns >= STUCK_AFTER) return { kind: "ok", end: "stuck" };
+      return { kind: "ok" };
+    } catch (err) {
+      if (abort.signal.aborted) return this.rollback(before);
+      this.rollback(before);
+      throw err;
+    } finally {
+      this.turnAbort = undefined;
+      const ended = this.turnEnded;
+      this.turnEnded = undefined;
+      ended?.();
+    }
+  }
+
+  /** Undo a turn that did not finish: the snapshot stays pre-trigger, the event goes to the front. */
+  private rollback(before: number): TurnOutcome {
+    this.messages.length = before;
+    this.state = "idle";
+    const event = this.inflight;
+    if (event) {
+      this.inflight = null;
+      this.pending.unshift(event);
+      this.deps.queue.setState(this.id, event.seq, "pending");
+      this.requeuedSeq = event.seq;
+    }
+    return { kind: "aborted" };
+  }
+
+  private async callModel(signal: AbortSignal): Promise<string> {
+    const { text, responseMessages } = await runDaemonTurn(this.deps, this.meta, this.root, visibleMessages(this.messages), signal);
+    if (!signal.aborted) this.messages.push(...responseMessages);
+    return text;
+  }
+
+  private async idleBoundary(): Promise<void> {
+    this.persist();
+    this.deps.queue.pruneDone(this.id);
+    await this.publish("daemon.snapshotted", {
+      summary: clip(`snapshot after ${this.totalIterations} turns, ${this.pending.length} pending`),
+      savedAt: this.savedAt!,
+      pendingEventCount: this.pending.length,
+    });
+  }
+
+  private async end(loopStatus: DaemonLoopStatus): Promise<void> {
+    this.loopStatus = loopStatus;
+    this.status = "stopped";
+    this.state = "idle";
+    this.persist();
+    this.deps.onStatus(this);
+    await this.publish("daemon.stopped", { summary: clip(`loop ended: ${loopStatus}`), status: "stopped", loopStatus });
+  }
+
+  private async fail(err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    this.status = "failed";
+    this.loopStatus = "failed";
+    this.state = "idle";
+    this.error = message;
+    try {
+      this.persist();
+    } catch (persistErr) {
+      this.deps.log.error({ daemonId: this.id, err: persistErr }, "daemon snapshot failed");
+    }
+    this.deps.onStatus(this);
+    const code = (err as { code?: unknown }).code;
+    await this.publish("daemon.failed", { summary: clip(`failed: ${message}`), code: typeof code === "string" ? code : "DAEMON_FAILED", message });
+  }
+
+  private async publish<T extends "daemon.turn_completed" | "daemon.snapshotted" | "daemon.stopped" | "daemon.failed">(type: T, payload: EventPayload<T>): Promise<void> {
+    try {
+      await this.deps.bus.publish(type, payload, { daemonId: this.id });
+    } catch (err) {
+      this.deps.log.warn({ daemonId: this.id, type, err: (err as Error).message }, "daemon event not published");
+    }
+  }
+
+  private snapshotFile(savedAt: string): DaemonSnapshot {
+    return {
+      _type: "daemon_snapshot",
+      saved_at: savedAt,
+      daemon_state: this.state,
+      visible_messages: visibleMessages(this.messages),
+      recorded_messages: this.messages,
+      transcript_summary: null,
+      total_iterations: this.totalIterations,
+      idle_backoff_ms: this.idleBackoffMs,
+      watch_state: this.watchState,
+      loop_status: this.loopStatus ?? null,
+      last_wake_reason: this.lastWakeReason,
+    };
+  }
+
+  /** Write daemon.meta.json and daemon.json atomically. */
+  persist(): void {
+    const savedAt = new Date().toISOString();
+    const meta: DaemonMeta = { ...this.meta, pending_events: [...this.pending], inflight_event: this.inflight };
+    writeJsonAtomic(join(this.root, META_FILE), meta);
+    writeJsonAtomic(join(this.root, SNAPSHOT_FILE), this.snapshotFile(savedAt));
+    this.savedAt = savedAt;
+  }
+}

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from "fastify";
+import { isDomainError } from "../errors";
+import type { DaemonsService } from "./daemons.service";
+
+const STATUS: Record<string, number> = { DAEMON_QUEUE_FULL: 429, DAEMON_NOT_FOUND: 404, DAEMON_NOT_RUNNING: 409 };
+
+/**
+ * `POST /daemons/:id/trigger`: the JSON body is the payload. 202 {seq} once it is durably queued;
+ * 429 when the queue is full, 404 for an unknown daemon, 409 when it is not running.
+ */
+export function registerDaemonWebhook(app: FastifyInstance, service: DaemonsService): void {
+  app.post<{ Params: { id: string } }>("/daemons/:id/trigger", async (req, reply) => {
+    try {
+      const { seq } = await service.trigger(req.params.id, req.body ?? null);
+      return reply.code(202).send({ seq });
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      return reply.code(STATUS[err.code] ?? 400).send({ error: err.code, message: err.message, details: err.details });
+    }
+  });
+}

@@ -1,0 +1,330 @@
+import { rmSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { desc, eq } from "drizzle-orm";
+import { SpawnDaemonInput, type DaemonSummary, type QueuedDaemonEvent } from "../../shared/daemons";
+import type { Db } from "../db/client";
+import { DomainError } from "../errors";
+import type { EventBus } from "../events/bus";
+import type { Logger } from "../log";
+import { clip, DaemonRuntime, type DaemonSnapshotView, type DaemonToolsFactory, type RuntimeDeps } from "./daemon-runtime";
+import { daemons } from "./daemons.sql";
+import { readDaemonRoot, SNAPSHOT_FILE, type DaemonMeta } from "./persist";
+import { DaemonQueueStore } from "./queue-store";
+import { allowedPath } from "./roots";
+import { newDaemonId } from "./uuidv7";
+
+export type DaemonsDeps = {
+  db: Db;
+  bus: EventBus;
+  log: Logger;
+  /** `config.home`: default roots live in `<home>/daemons/<id>`. */
+  home: string;
+  /** `config.allowedRoots`: other directories a daemon root or watch path may be in. */
+  allowedRoots: readonly string[];
+  /** "provider/model" to a language model (throws MODEL_UNAVAILABLE); e.g. `(m) => models.resolve(m)`. */
+  resolveModel: RuntimeDeps["resolveModel"];
+  buildTools?: DaemonToolsFactory;
+  /** How long stop() waits for an idle boundary before aborting the turn (default 500 ms). */
+  stopGraceMs?: number;
+};
+
+type DaemonRow = typeof daemons.$inferSelect;
+
+const notFound = (id: string) => new DomainError("DAEMON_NOT_FOUND", `Daemon not found: ${id}`, { kind: "NOT_FOUND", details: { daemonId: id } });
+
+/**
+ * Daemon agents: long-lived agents with a durable FIFO trigger queue (Harn's daemon semantics).
+ * A trigger is acknowledged only once it is committed to `daemon_queue`; events are handed to
+ * the agent one at a time at idle boundaries; an in-flight event survives stop, resume and crash.
+ */
+export class DaemonsService {
+  private readonly runtimes = new Map<string, DaemonRuntime>();
+  private readonly queue: DaemonQueueStore;
+  private readonly runtimeDeps: RuntimeDeps;
+  private closing = false;
+
+  constructor(private readonly deps: DaemonsDeps) {
+    this.queue = new DaemonQueueStore(deps.db);
+    this.runtimeDeps = {
+      bus: deps.bus,
+      queue: this.queue,
+      log: deps.log,
+      resolveModel: deps.resolveModel,
+      buildTools: deps.buildTools,
+      stopGraceMs: deps.stopGraceMs ?? 500,
+      onStatus: (d) => this.saveRow(d),
+    };
+  }
+
+  runningCount(): number {
+    let n = 0;
+    for (const d of this.runtimes.values()) if (d.status === "running") n++;
+    return n;
+  }
+
+  async spawn(raw: SpawnDaemonInput): Promise<DaemonSummary> {
+    const input = SpawnDaemonInput.parse(raw);
+    const id = newDaemonId();
+    const root = this.allowedPath(input.persistPath ?? join(this.deps.home, "daemons", id), "persistPath");
+    const watchPaths = (input.watchPaths ?? []).map((p, i) => this.allowedPath(isAbsolute(p) ? p : resolve(root, p), `watchPaths.${i}`));
+    this.assertRootFree(root);
+    this.deps.resolveModel(input.model);
+    const meta: DaemonMeta = {
+      _type: "daemon_meta",
+      id,
+      name: input.name ?? id,
+      prompt: (input.task ?? input.prompt)!,
+      system: input.system ?? null,
+      session_id: input.sessionId ?? id,
+      options: {
+        model: input.model,
+        tools: input.tools,
+        max_iterations: input.maxIterations,
+        wake_interval_ms: input.wakeIntervalMs,
+        watch_paths: watchPaths.length > 0 ? watchPaths : undefined,
+        idle_watchdog_attempts: input.idleWatchdogAttempts,
+        triggers: input.triggers,
+      },
+      event_queue_capacity: input.eventQueueCapacity,
+      next_event_seq: 0,
+      pending_events: [],
+      inflight_event: null,
+    };
+    const daemon = new DaemonRuntime(meta, undefined, [], root, this.runtimeDeps);
+    try {
+      daemon.persist();
+    } catch (err) {
+      throw new DomainError("DAEMON_PERSIST_FAILED", `Cannot write the daemon's state to ${root}: ${(err as Error).message}`, { kind: "BAD_REQUEST", details: { root } });
+    }
+    this.insertRow(daemon);
+    this.runtimes.set(id, daemon);
+    await this.deps.bus.publish(
+      "daemon.spawned",
+      { summary: clip(`spawned ${meta.name} on ${input.model}: ${meta.prompt}`), name: meta.name, persistPath: root, model: input.model },
+      { daemonId: id },
+    );
+    daemon.start("spawn");
+    return daemon.summary();
+  }
+
+  /** Queue a trigger; resolves with its seq once the entry is committed to SQLite. */
+  async trigger(id: string, payload: unknown): Promise<{ seq: number }> {
+    const daemon = this.runtimes.get(id);
+    if (!daemon) throw this.row(id) ? this.notRunning(id, this.row(id)!.status) : notFound(id);
+    if (daemon.status !== "running" || this.closing) throw this.notRunning(id, daemon.status);
+    if (!daemon.meta.options.triggers) throw new DomainError("DAEMON_TRIGGERS_DISABLED", `Daemon '${id}' was spawned with triggers: false`, { kind: "BAD_REQUEST" });
+    const capacity = daemon.meta.event_queue_capacity;
+    if (daemon.load >= capacity) {
+      throw new DomainError("DAEMON_QUEUE_FULL", `Daemon queue full: daemon '${id}' reached its event_queue_capacity of ${capacity}`, {
+        kind: "TOO_MANY_REQUESTS",
+        details: { daemonId: id, capacity },
+      });
+    }
+    const event: QueuedDaemonEvent = { seq: daemon.meta.next_event_seq++, enqueued_at: new Date().toISOString(), payload: payload ?? null };
+    daemon.reserved++;
+    try {
+      await this.queue.insert({ daemonId: id, seq: event.seq, enqueuedAt: event.enqueued_at, payloadJson: JSON.stringify(event.payload) });
+    } finally {
+      daemon.reserved--;
+    }
+    daemon.accept(event);
+    // the trigger is acknowledged once durable: a bus failure past this point is logged, not thrown
+    await this.deps.bus
+      .publish(
+        "daemon.triggered",
+        { summary: clip(`#${event.seq}: ${typeof payload === "string" ? payload : JSON.stringify(payload ?? null)}`), seq: event.seq, pendingEventCount: daemon.pending.length },
+        { daemonId: id },
+      )
+      .catch((err: unknown) => this.deps.log.warn({ daemonId: id, seq: event.seq, err: (err as Error).message }, "daemon.triggered not published"));
+    return { seq: event.seq };
+  }
+
+  /** The persisted snapshot plus live queue data. */
+  snapshot(id: string): DaemonSnapshotView {
+    const daemon = this.runtimes.get(id);
+    if (daemon) return daemon.snapshotView();
+    const row = this.row(id);
+    if (!row) throw notFound(id);
+    const { meta, snapshot } = readDaemonRoot(row.persistPath);
+    const { loop_status: _ignored, ...file } = snapshot;
+    return {
+      ...file,
+      ...this.rowSummary(row),
+      pending_events: meta.pending_events,
+      pending_event_count: meta.pending_events.length,
+      inflight_event: meta.inflight_event,
+      queued_event_count: meta.pending_events.length + (meta.inflight_event ? 1 : 0),
+      event_queue_capacity: meta.event_queue_capacity,
+      total_iterations: snapshot.total_iterations,
+      saved_at: snapshot.saved_at,
+    };
+  }
+
+  /** Stop at an idle boundary (waiting about 500 ms); an in-flight event goes back to the front. */
+  async stop(id: string): Promise<DaemonSummary> {
+    const daemon = this.runtimes.get(id);
+    if (!daemon) {
+      const row = this.row(id);
+      if (!row) throw notFound(id);
+      return this.rowSummary(row);
+    }
+    if (daemon.status !== "running") return daemon.summary();
+    const requeued = await daemon.stop();
+    await this.deps.bus.publish(
+      "daemon.stopped",
+      { summary: clip(`stopped with ${daemon.pending.length} pending${requeued !== undefined ? `, #${requeued} re-queued` : ""}`), status: daemon.status, ...(requeued !== undefined ? { requeuedSeq: requeued } : {}) },
+      { daemonId: id },
+    );
+    return daemon.summary();
+  }
+
+  /** Resume from a daemon id or its root directory; queued and in-flight events replay first. */
+  async resume(ref: { id?: string; path?: string }): Promise<DaemonSummary> {
+    const root = ref.path ? this.allowedPath(ref.path, "path") : this.rowOrThrow(ref.id!).persistPath;
+    const running = this.runningOn(root);
+    if (running) return running.summary();
+    const { meta, snapshot } = readDaemonRoot(root);
+    // triggers acknowledged in this turn are committed before the queue is read back
+    this.queue.flush();
+    if (ref.id && meta.id !== ref.id) {
+      throw new DomainError("RESTORE_FAILED", `Cannot resume the daemon in ${root}: it holds daemon ${meta.id}, not ${ref.id}`, { details: { root, reason: "id mismatch" } });
+    }
+    const pending = this.restoreQueue(meta);
+    meta.next_event_seq = Math.max(meta.next_event_seq, (this.queue.maxSeq(meta.id) ?? -1) + 1);
+    const daemon = new DaemonRuntime(meta, snapshot, pending, root, this.runtimeDeps);
+    if (this.row(meta.id)) this.saveRow(daemon);
+    else this.insertRow(daemon);
+    this.runtimes.set(meta.id, daemon);
+    await this.deps.bus.publish(
+      "daemon.resumed",
+      { summary: clip(`resumed ${meta.name} with ${pending.length} pending`), pendingEventCount: pending.length, ...(pending[0] ? { replayedSeq: pending[0].seq } : {}) },
+      { daemonId: meta.id },
+    );
+    daemon.start("resume");
+    return daemon.summary();
+  }
+
+  list(): DaemonSummary[] {
+    const rows = this.deps.db.select().from(daemons).orderBy(desc(daemons.createdAt)).all();
+    return rows.map((row) => this.runtimes.get(row.id)?.summary() ?? this.rowSummary(row));
+  }
+
+  /** Stop (if running) and forget a daemon; a default root under `<home>/daemons` is removed too. */
+  async delete(id: string): Promise<{ deleted: true }> {
+    const row = this.row(id);
+    const daemon = this.runtimes.get(id);
+    if (!row && !daemon) throw notFound(id);
+    if (daemon?.status === "running") await this.stop(id);
+    this.runtimes.delete(id);
+    this.queue.remove(id);
+    this.deps.db.delete(daemons).where(eq(daemons.id, id)).run();
+    const root = row?.persistPath ?? daemon?.root;
+    if (root && resolve(root) === resolve(this.deps.home, "daemons", id)) rmSync(root, { recursive: true, force: true });
+    return { deleted: true };
+  }
+
+  /** At server start: daemons that were running resume by themselves, in-flight events first. */
+  async recover(): Promise<{ resumed: string[]; failed: string[] }> {
+    const rows = this.deps.db.select().from(daemons).where(eq(daemons.status, "running")).all();
+    const resumed: string[] = [];
+    const failed: string[] = [];
+    for (const row of rows) {
+      try {
+        await this.resume({ id: row.id });
+        resumed.push(row.id);
+      } catch (err) {
+        failed.push(row.id);
+        const message = err instanceof Error ? err.message : String(err);
+        this.deps.db.update(daemons).set({ status: "failed", loopStatus: "failed", error: message, updatedAt: Date.now() }).where(eq(daemons.id, row.id)).run();
+        this.deps.log.warn({ daemonId: row.id, err: message }, "daemon could not be resumed");
+        await this.deps.bus.publish("daemon.failed", { summary: clip(`resume failed: ${message}`), code: (err as { code?: string }).code ?? "RESTORE_FAILED", message }, { daemonId: row.id }).catch(() => {});
+      }
+    }
+    return { resumed, failed };
+  }
+
+  /** Server shutdown: every daemon stops at an idle boundary but stays "running" for recover(). */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    this.queue.flush();
+    await Promise.all([...this.runtimes.values()].filter((d) => d.status === "running").map((d) => d.stop({ keepRunning: true })));
+  }
+
+  /** Queue entries to replay: the meta file's and the table's (the table wins), done ones dropped. */
+  private restoreQueue(meta: DaemonMeta): QueuedDaemonEvent[] {
+    const done = this.queue.doneSeqs(meta.id);
+    const bySeq = new Map<number, QueuedDaemonEvent>();
+    for (const e of [...(meta.inflight_event ? [meta.inflight_event] : []), ...meta.pending_events]) if (!done.has(e.seq)) bySeq.set(e.seq, e);
+    this.queue.restore(meta.id, [...bySeq.values()]);
+    this.queue.requeueInflight(meta.id);
+    for (const e of this.queue.open(meta.id)) bySeq.set(e.seq, { seq: e.seq, enqueued_at: e.enqueuedAt, payload: e.payload });
+    return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  private allowedPath(path: string, field: string): string {
+    return allowedPath(path, field, [this.deps.home, ...this.deps.allowedRoots]);
+  }
+
+  private runningOn(root: string): DaemonRuntime | undefined {
+    for (const d of this.runtimes.values()) if (d.status === "running" && d.root === root) return d;
+    return undefined;
+  }
+
+  private assertRootFree(root: string): void {
+    const running = this.runningOn(root);
+    if (!running) return;
+    throw new DomainError("DAEMON_ALREADY_RUNNING", `Daemon '${running.id}' is already running on ${root}; stop it first or use another persistPath`, {
+      kind: "CONFLICT",
+      details: { daemonId: running.id, root },
+    });
+  }
+
+  private notRunning(id: string, status: string): DomainError<"DAEMON_NOT_RUNNING"> {
+    return new DomainError("DAEMON_NOT_RUNNING", `Daemon '${id}' is ${status}, not running: resume it first`, { kind: "CONFLICT", details: { daemonId: id, status } });
+  }
+
+  private row(id: string): DaemonRow | undefined {
+    return this.deps.db.select().from(daemons).where(eq(daemons.id, id)).get();
+  }
+
+  private rowOrThrow(id: string): DaemonRow {
+    const row = this.row(id);
+    if (!row) throw notFound(id);
+    return row;
+  }
+
+  private rowSummary(row: DaemonRow): DaemonSummary {
+    const queued = this.queue.open(row.id).length;
+    return {
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      ...(row.loopStatus ? { loop_status: row.loopStatus } : {}),
+      session_id: row.id,
+      model: row.model,
+      persist_path: row.persistPath,
+      snapshot_path: join(row.persistPath, SNAPSHOT_FILE),
+      pending_event_count: queued,
+      queued_event_count: queued,
+      event_queue_capacity: 0,
+      total_iterations: 0,
+      ...(row.error ? { error: row.error } : {}),
+    };
+  }
+
+  private insertRow(d: DaemonRuntime): void {
+    const now = Date.now();
+    this.deps.db
+      .insert(daemons)
+      .values({ id: d.id, name: d.meta.name, persistPath: d.root, model: d.meta.options.model, status: d.status, loopStatus: d.loopStatus ?? null, error: d.error ?? null, createdAt: now, updatedAt: now })
+      .run();
+  }
+
+  private saveRow(d: DaemonRuntime): void {
+    this.deps.db
+      .update(daemons)
+      .set({ status: d.status, loopStatus: d.loopStatus ?? null, error: d.error ?? null, persistPath: d.root, updatedAt: Date.now() })
+      .where(eq(daemons.id, d.id))
+      .run();
+  }
+}

@@ -1,0 +1,111 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { z } from "zod";
+import { QueuedDaemonEvent } from "../../shared/daemons";
+import { DomainError } from "../errors";
+
+/** The daemon's root directory on disk, in the reference's snake_case layout. */
+
+export const META_FILE = "daemon.meta.json";
+export const SNAPSHOT_FILE = "daemon.json";
+
+export const DaemonOptions = z.object({
+  model: z.string(),
+  tools: z.array(z.string()).optional(),
+  max_iterations: z.number().int().positive().optional(),
+  wake_interval_ms: z.number().int().positive().optional(),
+  watch_paths: z.array(z.string()).optional(),
+  idle_watchdog_attempts: z.number().int().positive().optional(),
+  triggers: z.boolean().default(true),
+});
+export type DaemonOptions = z.infer<typeof DaemonOptions>;
+
+export const DaemonMeta = z.object({
+  _type: z.literal("daemon_meta"),
+  id: z.string().regex(/^daemon_/),
+  name: z.string(),
+  prompt: z.string(),
+  system: z.string().nullable(),
+  session_id: z.string(),
+  options: DaemonOptions,
+  event_queue_capacity: z.number().int().positive(),
+  next_event_seq: z.number().int().nonnegative(),
+  pending_events: z.array(QueuedDaemonEvent),
+  inflight_event: QueuedDaemonEvent.nullable(),
+});
+export type DaemonMeta = z.infer<typeof DaemonMeta>;
+
+export const DaemonSnapshot = z.object({
+  _type: z.literal("daemon_snapshot"),
+  saved_at: z.string(),
+  daemon_state: z.enum(["active", "idle"]),
+  visible_messages: z.array(z.unknown()),
+  recorded_messages: z.array(z.unknown()),
+  transcript_summary: z.string().nullable(),
+  total_iterations: z.number().int().nonnegative(),
+  idle_backoff_ms: z.number().int().nonnegative(),
+  watch_state: z.record(z.string(), z.number()),
+  loop_status: z.string().nullable().optional(),
+  last_wake_reason: z.string().nullable().optional(),
+});
+export type DaemonSnapshot = z.infer<typeof DaemonSnapshot>;
+
+/** Write JSON atomically: a temp file beside the target, fsync, rename, fsync the directory. */
+export function writeJsonAtomic(path: string, value: unknown): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, `.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`);
+  const fd = openSync(tmp, "w");
+  try {
+    writeSync(fd, JSON.stringify(value, null, 2));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  try {
+    const dfd = openSync(dir, "r");
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    // some file systems cannot fsync a directory; the rename is still atomic
+  }
+}
+
+function restoreFailed(root: string, reason: string): DomainError<"RESTORE_FAILED"> {
+  return new DomainError("RESTORE_FAILED", `Cannot resume the daemon in ${root}: ${reason}`, { kind: "BAD_REQUEST", details: { root, reason } });
+}
+
+function readJson<T>(root: string, file: string, schema: z.ZodType<T>): T {
+  const path = join(root, file);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw restoreFailed(root, code === "ENOENT" ? `${file} is missing` : `${file} cannot be read (${code ?? (err as Error).message})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw restoreFailed(root, `${file} is not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.map(String).join(".") : "(root)";
+    throw restoreFailed(root, `${file} is corrupt: ${where}: ${issue?.message ?? "invalid"}`);
+  }
+  return parsed.data;
+}
+
+/** Read both files of a root; RESTORE_FAILED names the file and what is wrong. */
+export function readDaemonRoot(root: string): { meta: DaemonMeta; snapshot: DaemonSnapshot } {
+  const meta = readJson(root, META_FILE, DaemonMeta);
+  const snapshot = readJson(root, SNAPSHOT_FILE, DaemonSnapshot);
+  return { meta, snapshot };
+}

@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { newDaemonId, uuidv7 } from "./uuidv7";
+
+describe("uuidv7", () => {
+  it("has version 7, the RFC variant, and the time in its first 48 bits", () => {
+    const now = Date.UTC(2026, 10, 22, 9, 30);
+    const id = uuidv7(now);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(id.replace(/-/g, "").slice(0, 12), 16)).toBe(now);
+  });
+
+  it("sorts by creation time and names daemons daemon_<uuidv7>", () => {
+    expect(uuidv7(1000) < uuidv7(2000)).toBe(true);
+    expect(newDaemonId()).toMatch(/^daemon_[0-9a-f-]{36}$/);
+  });
+});
