@@ -1,3 +1,4 @@
+import { benchDaemonTriggers } from "./daemon-triggers";
 import { benchEventPipeline } from "./event-pipeline";
 import { benchStrategyStream } from "./strategy-stream";
 import { printTable, type BenchRow } from "./table";
@@ -14,6 +15,7 @@ const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7);
 const benches: Record<string, () => Promise<BenchRow[]>> = {
   events: () => benchEventPipeline(quick ? { events: 100_000, latencySeconds: 2 } : {}),
   strategy: () => benchStrategyStream(quick ? { deltas: 2_000, parallel: 4 } : {}),
+  daemons: () => benchDaemonTriggers(quick ? { seconds: 2 } : {}),
 };
 
 const rows: BenchRow[] = [];

@@ -57,7 +57,7 @@ export function writeJsonAtomic(path: string, value: unknown): void {
   const tmp = join(dir, `.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`);
   const fd = openSync(tmp, "w");
   try {
-    writeSync(fd, JSON.stringify(value, null, 2));
+    writeSync(fd, JSON.stringify(value));
     fsyncSync(fd);
   } finally {
     closeSync(fd);

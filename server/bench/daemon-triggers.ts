@@ -1,0 +1,65 @@
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { createSwitchyardClient } from "../client";
+import { removeHome, spawnServer, tempHome } from "../testing/server-harness";
+import { fmt, type BenchRow } from "./table";
+
+/**
+ * Acknowledged daemon triggers per second from `clients` concurrent HTTP clients (the webhook),
+ * against a bare SQLite baseline in the same run: prepared insert, WAL, synchronous=NORMAL, one
+ * transaction per batch of `clients` rows (the most the implementation can batch per turn here).
+ */
+function baseline(dir: string, batch: number, seconds: number): number {
+  const db = new Database(join(dir, "baseline.db"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.exec("CREATE TABLE q (daemon_id TEXT NOT NULL, seq INTEGER NOT NULL, enqueued_at INTEGER NOT NULL, payload TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (daemon_id, seq))");
+  const insert = db.prepare("INSERT INTO q VALUES (?, ?, ?, ?, 'pending')");
+  const tx = db.transaction((from: number) => {
+    for (let i = from; i < from + batch; i++) insert.run("daemon_x", i, Date.now(), JSON.stringify({ n: i }));
+  });
+  let n = 0;
+  const started = performance.now();
+  while (performance.now() - started < seconds * 1000) {
+    tx(n);
+    n += batch;
+  }
+  db.close();
+  return n / ((performance.now() - started) / 1000);
+}
+
+export async function benchDaemonTriggers(options: { clients?: number; seconds?: number } = {}): Promise<BenchRow[]> {
+  const clients = options.clients ?? 10;
+  const seconds = options.seconds ?? 5;
+  const home = tempHome("switchyard-bench-");
+  const server = await spawnServer({ home, env: { SWITCHYARD_LOG_LEVEL: "warn" } });
+  try {
+    const api = createSwitchyardClient({ url: server.url });
+    const d = await api.daemons.spawn.mutate({ task: "Count triggers.", model: "mock/echo", eventQueueCapacity: 1_000_000 });
+    const url = `${server.url}/daemons/${d.id}/trigger`;
+    let acknowledged = 0;
+    let failed = 0;
+    const started = performance.now();
+    const deadline = started + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: clients }, async (_, c) => {
+        for (let i = 0; performance.now() < deadline; i++) {
+          const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ c, i }) });
+          if (res.status === 202) acknowledged++;
+          else failed++;
+          await res.arrayBuffer();
+        }
+      }),
+    );
+    const rate = acknowledged / ((performance.now() - started) / 1000);
+    const limit = baseline(home, clients, seconds);
+    return [
+      { bench: "daemon triggers", metric: `bare SQLite, ${clients} rows per transaction (limit)`, value: fmt.rate(limit), goal: "-" },
+      { bench: "daemon triggers", metric: `acknowledged triggers, ${clients} HTTP clients`, value: fmt.rate(rate), goal: ">= 5,000/s", met: rate >= 5000 && failed === 0 },
+      { bench: "daemon triggers", metric: "ratio to limit", value: fmt.ratio(rate / limit), goal: ">= 0.50x", met: rate / limit >= 0.5 },
+    ];
+  } finally {
+    await server.kill("SIGTERM");
+    removeHome(home);
+  }
+}
