@@ -56,3 +56,24 @@ describe("yard run", () => {
     expect(code).toBe(1);
   });
 });
+
+describe("yard daemon", () => {
+  it("spawns, triggers, snapshots, stops and lists a daemon", async () => {
+    const spawned = await runYard(["daemon", "spawn", "--task", "Echo triggers.", "--name", "cli-daemon", "--model", "mock/echo"]);
+    expect(spawned.code).toBe(0);
+    const { id } = JSON.parse(spawned.out) as { id: string };
+    expect(id).toMatch(/^daemon_/);
+    const trig = await runYard(["daemon", "trigger", id, '{"n":1}']);
+    expect(trig.code).toBe(0);
+    expect(JSON.parse(trig.out)).toHaveProperty("seq");
+    const snap = await runYard(["daemon", "snapshot", id]);
+    expect(snap.code).toBe(0);
+    expect(JSON.parse(snap.out)).toHaveProperty("event_queue_capacity");
+    expect((await runYard(["daemon", "stop", id])).code).toBe(0);
+    const list = await runYard(["daemon", "list"]);
+    expect((JSON.parse(list.out) as Array<{ id: string; status: string }>).find((d) => d.id === id)?.status).toBe("stopped");
+    const bad = await runYard(["daemon", "trigger", id, "x"]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/not running/i);
+  });
+});

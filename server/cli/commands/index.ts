@@ -1,3 +1,4 @@
+import { daemon } from "./daemon";
 import { emit } from "./emit";
 import { events } from "./events";
 import { health } from "./health";
@@ -11,4 +12,4 @@ export type Command = {
   run(args: string[]): Promise<number>;
 };
 
-export const commands: Record<string, Command> = { start, health, run, runs: runsList, continue: cont, events, emit, login };
+export const commands: Record<string, Command> = { start, health, run, runs: runsList, continue: cont, daemon, events, emit, login };
