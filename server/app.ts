@@ -17,6 +17,7 @@ import { createLogger, type Logger } from "./log";
 import { createRedactor } from "./redact";
 import type { Context, Services } from "./trpc/context";
 import { appRouter, type AppRouter } from "./trpc/router";
+import { REPO_ROOT } from "./paths";
 import { createModelRegistry } from "./models/models.service";
 import { registerDaemonWebhook } from "./daemons/daemon-webhook";
 import { DaemonsService } from "./daemons/daemons.service";
@@ -45,7 +46,7 @@ export type SwitchyardServer = {
   url(): string;
 };
 
-export const VERSION: string = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")).version;
+export const VERSION: string = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).version;
 
 export class StartupError extends Error {
   readonly code = "CONFIG_INVALID";

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { REPO_ROOT } from "./paths";
 
 /**
  * Configuration: environment variables over an optional JSON config file over defaults.
@@ -78,7 +79,7 @@ export class ConfigError extends Error {
   }
 }
 
-const repoRoot = resolve(import.meta.dirname, "..");
+const repoRoot = REPO_ROOT;
 
 /** Read config from an env map (default process.env); throws ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Record<keyof typeof ENV_VARS, unknown>> = {}): Config {

@@ -58,4 +58,3 @@ export async function main(overrides: Partial<Record<"host" | "port", unknown>> 
   process.on("SIGTERM", () => shutdown("SIGTERM"));
 }
 
-if (process.argv[1] && import.meta.filename === process.argv[1]) void main();

@@ -33,7 +33,7 @@ export async function benchDaemonTriggers(options: { clients?: number; seconds?:
   const clients = options.clients ?? 10;
   const seconds = options.seconds ?? 5;
   const home = tempHome("switchyard-bench-");
-  const server = await spawnServer({ home, env: { SWITCHYARD_LOG_LEVEL: "warn" } });
+  const server = await spawnServer({ home, build: true, env: { SWITCHYARD_LOG_LEVEL: "warn" } });
   try {
     const api = createSwitchyardClient({ url: server.url });
     const d = await api.daemons.spawn.mutate({ task: "Count triggers.", model: "mock/echo", eventQueueCapacity: 1_000_000 });

@@ -58,7 +58,7 @@ export async function benchStrategyStream(options: { deltas?: number; parallel?:
   const cwd = tempHome("switchyard-bench-cwd-");
   const strategyPath = join(cwd, "stream.yaml");
   writeFileSync(strategyPath, `name: Stream\nversion: "1.0"\nagents:\n  talker: {model: anthropic/claude-bench, systemPrompt: "LONG[${deltas}]"}\nflow: {type: sequential, steps: [{agent: talker}]}\n`);
-  const server = await spawnServer({ home, env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench", SWITCHYARD_LOG_LEVEL: "warn" } });
+  const server = await spawnServer({ home, build: true, env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "bench", SWITCHYARD_LOG_LEVEL: "warn" } });
   try {
     // both sides measured warm (after one run each), as a long-lived server is
     await bareRate(fake.baseURL, deltas);

@@ -1,3 +1,4 @@
+import { REPO_ROOT } from "../paths";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { z } from "zod";
@@ -15,7 +16,7 @@ import type { StrategyTypeRegistry } from "./registry";
  * is qualified as `<source>:<file name>`. Broken files and manifests are listed, never thrown.
  */
 
-export const BUNDLED_STRATEGIES_DIR = join(import.meta.dirname, "examples");
+export const BUNDLED_STRATEGIES_DIR = join(REPO_ROOT, "server", "strategies", "examples");
 export const MANIFEST_FILE = "comma-project.json";
 
 export type DiscoverOptions = {

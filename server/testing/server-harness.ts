@@ -48,7 +48,7 @@ export type ServerProcess = {
 };
 
 /** Start `yard start` as a child process; resolves once it prints its dashboard URL. */
-export async function spawnServer(options: { home: string; port?: number; env?: Record<string, string>; timeoutMs?: number }): Promise<ServerProcess> {
+export async function spawnServer(options: { home: string; port?: number; env?: Record<string, string>; timeoutMs?: number; build?: boolean }): Promise<ServerProcess> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     SWITCHYARD_HOME: options.home,
@@ -56,7 +56,8 @@ export async function spawnServer(options: { home: string; port?: number; env?: 
     SWITCHYARD_LOG_LEVEL: "info",
     ...options.env,
   };
-  const proc = spawn(process.execPath, [join(repoRoot, "bin", "yard.mjs"), "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const args = [join(repoRoot, "bin", "yard.mjs"), "start", ...(options.build ? ["--build-if-needed"] : [])];
+  const proc = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   proc.stderr!.on("data", (d: Buffer) => (out += d.toString()));

@@ -1,11 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import type { Command } from ".";
 import { main } from "../../main";
+import { REPO_ROOT } from "../../paths";
 import { parse } from "./common";
 
-const root = resolve(import.meta.dirname, "..", "..", "..");
+const root = REPO_ROOT;
 
 /** Newest modification time under the dashboard sources. */
 function newestSource(): number {
