@@ -1,10 +1,9 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../shared/events";
-import { startFakeModelServer, type FakeModelServer } from "../testing/fake-model";
-import { removeHome, startTestServer, tempHome, type TestServer } from "../testing/server-harness";
+import type { FakeModelServer } from "../testing/fake-model";
+import { startRunsWorld, type RunsWorld } from "../testing/runs-world";
+import type { TestServer } from "../testing/server-harness";
 
 /**
  * Strategy runs over tRPC (`runs.*`): the same engine as /ws, driven by the typed client. A user
@@ -14,29 +13,18 @@ import { removeHome, startTestServer, tempHome, type TestServer } from "../testi
 
 const MODEL = "anthropic/claude-sonnet-4-5";
 
+let world: RunsWorld;
 let fake: FakeModelServer;
 let t: TestServer;
 let cwd: string;
-
-function strategy(name: string, body: string): string {
-  const path = join(cwd, "strategies", `${name}.yaml`);
-  writeFileSync(path, body);
-  return path;
-}
+const strategy = (name: string, body: string) => world.strategy(name, body);
 
 beforeAll(async () => {
-  fake = await startFakeModelServer();
-  t = await startTestServer({ env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "k" } });
-  cwd = tempHome("switchyard-trpc-cwd-");
-  mkdirSync(join(cwd, "strategies"));
+  world = await startRunsWorld("switchyard-trpc-cwd-");
+  ({ fake, t, cwd } = world);
 });
 
-afterAll(async () => {
-  await t.stop();
-  await fake.close();
-  removeHome(t.home);
-  removeHome(cwd);
-});
+afterAll(() => world.stop());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

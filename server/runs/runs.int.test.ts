@@ -1,34 +1,24 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CommaClient, type Frame } from "../testing/comma-client";
-import { startFakeModelServer, type FakeModelServer } from "../testing/fake-model";
-import { removeHome, startTestServer, tempHome, type TestServer } from "../testing/server-harness";
+import type { FakeModelServer } from "../testing/fake-model";
+import { startRunsWorld, type RunsWorld } from "../testing/runs-world";
+import { removeHome, tempHome, type TestServer } from "../testing/server-harness";
 
+let world: RunsWorld;
 let fake: FakeModelServer;
 let t: TestServer;
 let cwd: string;
-
-function strategy(name: string, body: string): string {
-  const path = join(cwd, "strategies", `${name}.yaml`);
-  writeFileSync(path, body);
-  return path;
-}
+const strategy = (name: string, body: string) => world.strategy(name, body);
 
 beforeAll(async () => {
-  fake = await startFakeModelServer();
-  t = await startTestServer({ env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "test-key" } });
-  cwd = tempHome("switchyard-cwd-");
-  mkdirSync(join(cwd, "strategies"));
+  world = await startRunsWorld();
+  ({ fake, t, cwd } = world);
   writeFileSync(join(cwd, "notes.txt"), "These are the notes. Line two.\n");
 });
 
-afterAll(async () => {
-  await t.stop();
-  await fake.close();
-  removeHome(t.home);
-  removeHome(cwd);
-});
+afterAll(() => world.stop());
 
 async function startRun(c: CommaClient, path: string, input: string, extra: Record<string, unknown> = {}) {
   const prepared = await c.request({ type: "prepare_run", strategyPath: path, cwd, ...extra });
