@@ -20,6 +20,8 @@ import { appRouter, type AppRouter } from "./trpc/router";
 import { REPO_ROOT } from "./paths";
 import { createModelRegistry } from "./models/models.service";
 import { registerDaemonWebhook } from "./daemons/daemon-webhook";
+import { AgentsService } from "./agents/agents.service";
+import { registerPermissionMcp } from "./agents/permission-mcp";
 import { DaemonsService } from "./daemons/daemons.service";
 import { RunsService } from "./runs/runs.service";
 import { buildTools, PermissionPolicy } from "./tools";
@@ -67,7 +69,15 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
 
   let boundPort = config.port;
   let sseClients = 0;
-  const guard = createGuard({ boundHost: config.host, port: () => boundPort, allowedHosts: config.allowedHosts, token: config.token });
+  let agents: AgentsService | undefined;
+  const guard = createGuard({
+    boundHost: config.host,
+    port: () => boundPort,
+    allowedHosts: config.allowedHosts,
+    token: config.token,
+    // an agent's own token (its SWITCHYARD_TOKEN) works as a bearer token too
+    acceptToken: (token) => agents?.agentOfToken(token) != null,
+  });
   const ws = new WsGateway(guard.check);
   const codes = new LoginCodes();
   const models = createModelRegistry(config);
@@ -98,11 +108,14 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
       }),
   });
 
+  agents = new AgentsService({ db, bus, log, config, serverUrl: () => server.url() });
+
   const services: Services = {
     config,
     bus,
     runs,
     daemons,
+    agents,
     redact,
     startedAt: Date.now(),
     version: VERSION,
@@ -146,6 +159,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   registerLogin(app, { token: config.token, codes, port: () => boundPort });
   app.get("/health", async () => healthOf(services));
   registerDaemonWebhook(app, daemons);
+  registerPermissionMcp(app, agents);
   app.get("/ws", async (_req, reply) => reply.code(400).type("text/plain; charset=utf-8").send("WebSocket upgrade failed"));
 
   await app.register(fastifyTRPCPlugin, {
@@ -175,6 +189,9 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
       if (daemonsRecovered.resumed.length + daemonsRecovered.failed.length > 0) log.info(daemonsRecovered, "daemons recovered after a restart");
       await app.listen({ host: config.host, port: config.port });
       boundPort = (app.server.address() as AddressInfo).port;
+      // after listen: a dead agent's completion may resume it, and it must reach us
+      const agentsRecovered = await agents.recover();
+      if (agentsRecovered.reattached.length + agentsRecovered.finished.length > 0) log.info(agentsRecovered, "agents recovered after a restart");
       await bus.publish("server.started", {
         version: VERSION,
         pid: process.pid,
@@ -200,6 +217,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
         }
         await runs.shutdown();
         await daemons.shutdown();
+        await agents.shutdown();
         // Connections are cut, not ended: clients reconnect and resume from their last event id.
         ws.close();
         await app.close();

@@ -41,6 +41,23 @@ const ConfigSchema = z.object({
   anthropicBaseUrl: z.preprocess(emptyToUndefined, httpUrl.transform(providerRoot).optional()),
   openaiApiKey: z.preprocess(emptyToUndefined, z.string().optional()),
   openaiBaseUrl: z.preprocess(emptyToUndefined, httpUrl.transform(providerRoot).optional()),
+  /** A CLI still alive this long after its result (or signal.json) is finished by the watchdog. */
+  agentResultGraceMs: z.coerce.number().int().min(100).default(60_000),
+  /** An agent with no output for this long is stopped as crashed. */
+  agentSilenceMs: z.coerce.number().int().min(1000).default(30 * 60_000),
+  /** Per-provider executables, "claude=/opt/claude,codex=/usr/bin/codex" (default: node_modules/.bin, then PATH). */
+  agentCommands: z.preprocess(
+    (v) =>
+      typeof v === "string"
+        ? Object.fromEntries(
+            v.split(",").map((s) => s.trim()).filter(Boolean).map((pair) => {
+              const i = pair.indexOf("=");
+              return i > 0 ? [pair.slice(0, i).trim(), pair.slice(i + 1).trim()] : [pair, ""];
+            }),
+          )
+        : v,
+    z.record(z.string(), z.string().min(1, "expected provider=/path/to/command")).default({}),
+  ),
   /** "normal": survives a crash or kill -9 of the process; "full": also an OS crash (fsync). */
   durability: z.enum(["normal", "full"]).default("normal"),
 });
@@ -69,6 +86,9 @@ export const ENV_VARS = {
   openaiApiKey: "OPENAI_API_KEY",
   openaiBaseUrl: "OPENAI_BASE_URL",
   durability: "SWITCHYARD_DURABILITY",
+  agentResultGraceMs: "SWITCHYARD_AGENT_RESULT_GRACE_MS",
+  agentSilenceMs: "SWITCHYARD_AGENT_SILENCE_MS",
+  agentCommands: "SWITCHYARD_AGENT_COMMANDS",
 } as const satisfies Record<keyof z.infer<typeof ConfigSchema>, string>;
 
 export class ConfigError extends Error {

@@ -5,3 +5,4 @@ export * from "./statuses";
 export * from "./strategy";
 export * from "./runs";
 export * from "./comma";
+export * from "./agents";

@@ -2,3 +2,4 @@
 export * from "../events/events.sql";
 export * from "../runs/runs.sql";
 export * from "../daemons/daemons.sql";
+export * from "../agents/agents.sql";

@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import type { EventBus } from "../events/bus";
 import type { Redactor } from "../redact";
+import type { AgentsService } from "../agents/agents.service";
 import type { DaemonsService } from "../daemons/daemons.service";
 import type { RunsService } from "../runs/runs.service";
 
@@ -10,6 +11,7 @@ export type Services = {
   bus: EventBus;
   runs: RunsService;
   daemons: DaemonsService;
+  agents: AgentsService;
   redact: Redactor;
   startedAt: number;
   /** A one-time dashboard login link (or the plain URL when no token is set). */

@@ -1,3 +1,4 @@
+import { agentsRouter } from "../agents/agents.router";
 import { eventsRouter } from "../events/events.router";
 import { healthOf } from "../http/health";
 import { daemonsRouter } from "../daemons/daemons.router";
@@ -25,6 +26,7 @@ export const appRouter = router({
   runs: runsRouter,
   models: modelsRouter,
   daemons: daemonsRouter,
+  agents: agentsRouter,
   auth: router({
     /** Mint a one-time login link for a browser (the caller already holds the token). */
     loginLink: publicProcedure.mutation(({ ctx }) => ({ link: ctx.loginLink() })),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AgentEvents } from "./agent";
 import { DaemonEvents } from "./daemon";
 import { RunEvents } from "./run";
 import { SystemEvents } from "./system";
@@ -11,6 +12,7 @@ export const EventCatalog = {
   ...SystemEvents,
   ...RunEvents,
   ...DaemonEvents,
+  ...AgentEvents,
 } as const;
 
 export type EventCatalog = typeof EventCatalog;

@@ -1,3 +1,4 @@
+import { agent } from "./agent";
 import { daemon } from "./daemon";
 import { emit } from "./emit";
 import { events } from "./events";
@@ -12,4 +13,4 @@ export type Command = {
   run(args: string[]): Promise<number>;
 };
 
-export const commands: Record<string, Command> = { start, health, run, runs: runsList, continue: cont, daemon, events, emit, login };
+export const commands: Record<string, Command> = { start, health, run, runs: runsList, continue: cont, agent, daemon, events, emit, login };

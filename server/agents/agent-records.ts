@@ -1,0 +1,118 @@
+import { eq } from "drizzle-orm";
+import type { AgentInfo, AgentQuestion, AgentUsage, QueuedMessage } from "../../shared/agents";
+import type { AgentStatus } from "../../shared/statuses";
+import type { Db } from "../db/client";
+import { DomainError } from "../errors";
+import { agents } from "./agents.sql";
+
+export type AgentRow = typeof agents.$inferSelect;
+export type AgentPatch = Partial<Omit<AgentRow, "id" | "createdAt">>;
+
+/** Statuses in which a process of the agent may be alive. */
+export const LIVE_STATUSES: readonly AgentStatus[] = ["starting", "running"];
+
+const EMPTY_USAGE: AgentUsage = { inputTokens: 0, outputTokens: 0 };
+
+export function parseUsage(json: string): AgentUsage {
+  try {
+    const v = JSON.parse(json) as Partial<AgentUsage>;
+    return { ...EMPTY_USAGE, ...v };
+  } catch {
+    return { ...EMPTY_USAGE };
+  }
+}
+
+export function addUsage(a: AgentUsage, b: AgentUsage): AgentUsage {
+  const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  const out: AgentUsage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+  const optional = ["cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "costUsd"] as const;
+  for (const key of optional) {
+    const v = sum(a[key], b[key]);
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+function json<T>(text: string, fallback: T): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+export function toAgentInfo(row: AgentRow): AgentInfo {
+  const live = LIVE_STATUSES.includes(row.status);
+  return {
+    id: row.id,
+    alias: row.alias,
+    provider: row.provider,
+    status: row.status,
+    statusReason: row.statusReason,
+    mode: row.mode as AgentInfo["mode"],
+    permissionMode: row.permissionMode as AgentInfo["permissionMode"],
+    prompt: row.prompt,
+    model: row.model,
+    repoPath: row.repoPath,
+    baseRef: row.baseRef,
+    branch: row.branch,
+    workspacePath: row.workspacePath,
+    workspaceKind: row.workspaceKind,
+    sessionId: row.sessionId,
+    sessionNumber: row.sessionNumber,
+    pid: live ? row.pid : null,
+    result: row.result,
+    pendingQuestions: json<AgentQuestion[]>(row.pendingQuestions, []),
+    queuedMessages: json<QueuedMessage[]>(row.queuedMessages, []),
+    usage: addUsage(parseUsage(row.usageTotal), live ? parseUsage(row.usageSession) : EMPTY_USAGE),
+    lineCount: row.lineCount,
+    taskId: row.taskId,
+    phaseId: row.phaseId,
+    initiativeId: row.initiativeId,
+    accountId: row.accountId,
+    createdAt: iso(row.createdAt)!,
+    updatedAt: iso(row.updatedAt)!,
+    finishedAt: iso(row.finishedAt),
+  };
+}
+
+/** Row access for the agents service: small synchronous statements (better-sqlite3). */
+export class AgentRecords {
+  constructor(private readonly db: Db) {}
+
+  insert(row: typeof agents.$inferInsert): void {
+    this.db.insert(agents).values(row).run();
+  }
+
+  find(id: string): AgentRow | undefined {
+    return this.db.select().from(agents).where(eq(agents.id, id)).get();
+  }
+
+  /** By id or by alias; throws AGENT_NOT_FOUND. */
+  get(idOrAlias: string): AgentRow {
+    const row = this.find(idOrAlias) ?? this.db.select().from(agents).where(eq(agents.alias, idOrAlias)).get();
+    if (!row) throw new DomainError("AGENT_NOT_FOUND", `No agent "${idOrAlias}"`, { kind: "NOT_FOUND" });
+    return row;
+  }
+
+  aliasTaken(alias: string): boolean {
+    return this.db.select({ id: agents.id }).from(agents).where(eq(agents.alias, alias)).get() !== undefined;
+  }
+
+  all(): AgentRow[] {
+    return this.db.select().from(agents).all();
+  }
+
+  update(id: string, patch: AgentPatch): AgentRow {
+    this.db.update(agents).set({ ...patch, updatedAt: Date.now() }).where(eq(agents.id, id)).run();
+    return this.get(id);
+  }
+
+  remove(id: string): void {
+    this.db.delete(agents).where(eq(agents.id, id)).run();
+  }
+}

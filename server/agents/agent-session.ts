@@ -1,0 +1,192 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import type { AgentStreamEvent, AgentUsage } from "../../shared/agents";
+import { isAlive, killGroup, readExitCode } from "./agent-process";
+import { JsonlTailer } from "./jsonl-tailer";
+import type { LineParser } from "./providers/types";
+
+/** What one process run of an agent produced, handed over once it has ended. */
+export interface SessionOutcome {
+  exitCode: number | null;
+  watchdog: "hung_after_result" | "silent" | null;
+  result: { isError: boolean; message: string } | null;
+  rateLimit: { message: string; resetsAt?: string } | null;
+  lastText: string | null;
+  stderrTail: string;
+  /** True when stop() ended it. */
+  stopped: boolean;
+}
+
+export interface SessionOptions {
+  agentId: string;
+  session: number;
+  pid: number;
+  startTime: string | null;
+  /** Present while we are the process's parent; after a restart we poll. */
+  exited?: Promise<number | null>;
+  stdoutPath: string;
+  stderrPath: string;
+  exitCodePath: string;
+  signalPath: string;
+  offset: number;
+  parser: LineParser;
+  resultGraceMs: number;
+  silenceMs: number;
+  pollMs: number;
+  /** Persist and publish parsed lines; awaited before the next read (backpressure). */
+  onLines(lines: string[], events: AgentStreamEvent[][], endOffset: number): Promise<void>;
+  onSessionId(sessionId: string): void;
+  onUsage(usage: AgentUsage): void;
+  onExit(outcome: SessionOutcome): void;
+  onError(err: Error): void;
+}
+
+/**
+ * One live process run: tails its stdout into the parser, watches for its end (exit, hang after
+ * its result, silence), then flushes the last output and reports the outcome exactly once.
+ */
+export class AgentSession {
+  private readonly tailer: JsonlTailer;
+  private result: SessionOutcome["result"] = null;
+  private rateLimit: SessionOutcome["rateLimit"] = null;
+  private lastText: string | null = null;
+  private lastOutputAt = Date.now();
+  private resultSeenAt: number | null = null;
+  private watchdog: SessionOutcome["watchdog"] = null;
+  private stopped = false;
+  private finished = false;
+  private detached = false;
+  private timer: NodeJS.Timeout | undefined;
+  private ending: Promise<void> | undefined;
+
+  constructor(private readonly opts: SessionOptions) {
+    this.tailer = new JsonlTailer({
+      path: opts.stdoutPath,
+      offset: opts.offset,
+      pollMs: Math.min(opts.pollMs, 200),
+      onLines: (lines, endOffset) => this.handleLines(lines, endOffset),
+      onError: (err) => opts.onError(err),
+    });
+  }
+
+  start(): void {
+    this.tailer.start();
+    this.opts.exited?.then(() => this.end()).catch(() => this.end());
+    this.timer = setInterval(() => this.tick(), this.opts.pollMs);
+    this.timer.unref();
+  }
+
+  get pid(): number {
+    return this.opts.pid;
+  }
+
+  private async handleLines(lines: string[], endOffset: number): Promise<void> {
+    this.lastOutputAt = Date.now();
+    const events = lines.map((line) => (line.trim() === "" ? [] : this.opts.parser.parseLine(line)));
+    for (const list of events) for (const e of list) this.observe(e);
+    await this.opts.onLines(lines, events, endOffset);
+  }
+
+  private observe(e: AgentStreamEvent): void {
+    switch (e.kind) {
+      case "session":
+        this.opts.onSessionId(e.sessionId);
+        break;
+      case "text":
+        this.lastText = e.text;
+        break;
+      case "usage":
+        this.opts.onUsage(e.usage);
+        break;
+      case "result":
+        this.result = { isError: e.isError, message: e.message };
+        this.resultSeenAt ??= Date.now();
+        if (e.sessionId) this.opts.onSessionId(e.sessionId);
+        break;
+      case "rate_limit":
+        this.rateLimit = { message: e.message, ...(e.resetsAt ? { resetsAt: e.resetsAt } : {}) };
+        break;
+      default:
+        break;
+    }
+  }
+
+  private tick(): void {
+    if (this.finished || this.ending) return;
+    if (!this.opts.exited && !isAlive(this.opts.pid, this.opts.startTime)) {
+      void this.end();
+      return;
+    }
+    const now = Date.now();
+    if (this.resultSeenAt === null && existsSync(this.opts.signalPath)) this.resultSeenAt = now;
+    if (this.resultSeenAt !== null && now - this.resultSeenAt >= this.opts.resultGraceMs) {
+      this.watchdog = "hung_after_result";
+      void this.kill();
+      return;
+    }
+    if (now - this.lastOutputAt >= this.opts.silenceMs) {
+      this.watchdog = "silent";
+      void this.kill();
+    }
+  }
+
+  private async kill(): Promise<void> {
+    await killGroup(this.opts.pid, this.opts.startTime);
+    await this.end();
+  }
+
+  /** Stop the process (a user's stop): the outcome is reported with `stopped: true`. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.kill();
+  }
+
+  /** Server shutdown: stop watching, leave the process running (it is re-attached at start). */
+  async detach(): Promise<void> {
+    this.detached = true;
+    clearInterval(this.timer);
+    await this.tailer.stop();
+  }
+
+  private end(): Promise<void> {
+    this.ending ??= this.finish();
+    return this.ending;
+  }
+
+  private async finish(): Promise<void> {
+    if (this.detached) return;
+    clearInterval(this.timer);
+    // wait until the wrapper recorded the exit (it writes the file right after the CLI exits)
+    const deadline = Date.now() + 2000;
+    while (readExitCode(this.opts.exitCodePath) === null && isAlive(this.opts.pid, this.opts.startTime) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    try {
+      await this.tailer.flush({ final: true });
+    } catch (err) {
+      this.opts.onError(err as Error);
+    }
+    await this.tailer.stop();
+    if (this.detached) return;
+    this.finished = true;
+    const exitCode = readExitCode(this.opts.exitCodePath) ?? (this.opts.exited ? await this.opts.exited : null);
+    this.opts.onExit({
+      exitCode,
+      watchdog: this.watchdog,
+      result: this.result,
+      rateLimit: this.rateLimit,
+      lastText: this.lastText,
+      stderrTail: tailOf(this.opts.stderrPath, 600),
+      stopped: this.stopped,
+    });
+  }
+}
+
+function tailOf(path: string, bytes: number): string {
+  try {
+    const size = statSync(path).size;
+    const text = readFileSync(path, "utf8");
+    return (size > bytes ? text.slice(-bytes) : text).trim();
+  } catch {
+    return "";
+  }
+}

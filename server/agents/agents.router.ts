@@ -1,0 +1,99 @@
+import { tracked } from "@trpc/server";
+import { z } from "zod";
+import { AgentStatus } from "../../shared/statuses";
+import { ApprovalStatus, SpawnAgentInput } from "../../shared/agents";
+import type { BusEvent } from "../../shared/events";
+import { publicProcedure, router } from "../trpc/init";
+
+const agentId = z.string().min(1);
+const lastEventId = z.string().regex(/^\d+$/).nullish();
+
+export const AgentsInput = {
+  ref: z.object({ agentId }).strict(),
+  list: z.object({ status: z.array(AgentStatus).optional(), taskId: z.string().optional(), phaseId: z.string().optional() }).strict().default({}),
+  delete: z.object({ agentId, force: z.boolean().default(false) }).strict(),
+  resume: z.object({ agentId, answers: z.record(z.string(), z.string()) }).strict(),
+  message: z.object({ agentId, text: z.string().min(1) }).strict(),
+  output: z
+    .object({
+      agentId,
+      /** First line (0-based); omitted: the last `limit` lines. */
+      fromLine: z.number().int().nonnegative().optional(),
+      limit: z.number().int().min(1).max(5000).default(200),
+      format: z.enum(["events", "raw", "both"]).default("events"),
+      maxFieldBytes: z.number().int().min(256).max(64 * 1024 * 1024).optional(),
+    })
+    .strict(),
+  diff: z.object({ agentId, maxBytes: z.number().int().min(1024).max(16 * 1024 * 1024).optional() }).strict(),
+  approvals: z.object({ agentId: agentId.optional(), status: ApprovalStatus.optional() }).strict().default({}),
+  decide: z.object({ approvalId: z.string().min(1), allow: z.boolean(), message: z.string().optional(), updatedInput: z.unknown().optional() }).strict(),
+  onUpdate: z.object({ lastEventId }).strict().default({}),
+  onOutput: z.object({ agentId, lastEventId, format: z.enum(["events", "raw", "both"]).default("events") }).strict(),
+};
+
+const isAgentEvent = (e: BusEvent) => e.type.startsWith("agent.") || e.type.startsWith("worktree.");
+
+/** CLI coding agents over tRPC. */
+export const agentsRouter = router({
+  providers: publicProcedure.query(({ ctx }) => ctx.agents.providers()),
+  spawn: publicProcedure.input(SpawnAgentInput).mutation(({ input, ctx }) => ctx.agents.spawn(input)),
+  list: publicProcedure.input(AgentsInput.list).query(({ input, ctx }) => ctx.agents.list(input)),
+  get: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.get(input.agentId)),
+  stop: publicProcedure.input(AgentsInput.ref).mutation(({ input, ctx }) => ctx.agents.stop(input.agentId)),
+  delete: publicProcedure.input(AgentsInput.delete).mutation(async ({ input, ctx }) => {
+    await ctx.agents.delete(input.agentId, { force: input.force });
+    return { deleted: input.agentId };
+  }),
+  resume: publicProcedure.input(AgentsInput.resume).mutation(({ input, ctx }) => ctx.agents.resume(input.agentId, input.answers)),
+  message: publicProcedure.input(AgentsInput.message).mutation(({ input, ctx }) => ctx.agents.message(input.agentId, input.text)),
+  output: publicProcedure.input(AgentsInput.output).query(({ input, ctx }) => {
+    const { agentId: id, ...q } = input;
+    return ctx.agents.output(id, q);
+  }),
+  changes: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.changes(input.agentId)),
+  diff: publicProcedure.input(AgentsInput.diff).query(({ input, ctx }) => ctx.agents.diff(input.agentId, input.maxBytes)),
+  approvals: publicProcedure.input(AgentsInput.approvals).query(({ input, ctx }) => ctx.agents.approvals.list(input)),
+  decide: publicProcedure.input(AgentsInput.decide).mutation(({ input, ctx }) => {
+    const { approvalId, ...decision } = input;
+    return ctx.agents.approvals.decide(approvalId, decision);
+  }),
+  /**
+   * Lifecycle changes of every agent (not output), replayed after lastEventId: each yields the
+   * event and the agent as it is now (null once deleted).
+   */
+  onUpdate: publicProcedure.input(AgentsInput.onUpdate).subscription(async function* ({ input, ctx, signal }) {
+    const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
+    ctx.stats.sseOpened();
+    try {
+      for await (const batch of ctx.bus.subscribeBatches({ afterId, signal })) {
+        const events = batch.filter((e) => isAgentEvent(e) && e.type !== "agent.output");
+        if (events.length === 0) continue;
+        const ids = [...new Set(events.map((e) => e.scope.agentId).filter((id): id is string => !!id))];
+        const agents = ids.map((id) => {
+          try {
+            return ctx.agents.get(id);
+          } catch {
+            return { id, deleted: true as const };
+          }
+        });
+        yield tracked(String(batch[batch.length - 1]!.id), { events, agents });
+      }
+    } finally {
+      ctx.stats.sseClosed();
+    }
+  }),
+  /** An agent's output lines (parsed and/or raw) as they are persisted, replayed after lastEventId. */
+  onOutput: publicProcedure.input(AgentsInput.onOutput).subscription(async function* ({ input, ctx, signal }) {
+    const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
+    ctx.stats.sseOpened();
+    try {
+      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: { kind: "agent", id: input.agentId }, signal })) {
+        const lines = batch.flatMap((e) => (e.type === "agent.output" ? ctx.agents.chunkOutput(input.agentId, e.payload.chunkId, input.format) : []));
+        const lifecycle = batch.filter((e) => e.type !== "agent.output");
+        yield tracked(String(batch[batch.length - 1]!.id), { lines, events: lifecycle });
+      }
+    } finally {
+      ctx.stats.sseClosed();
+    }
+  }),
+});

@@ -1,0 +1,506 @@
+import { existsSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { SpawnAgentInput, type AgentInfo, type AgentQuestion, type QueuedMessage } from "../../shared/agents";
+import type { EventPayload, EventType } from "../../shared/events";
+import type { Config } from "../config";
+import { uuidv7 } from "../daemons/uuidv7";
+import type { Db } from "../db/client";
+import { DomainError } from "../errors";
+import type { EventBus } from "../events/bus";
+import type { Logger } from "../log";
+import { REPO_ROOT } from "../paths";
+import { AgentApprovals, type ApprovalDecision } from "./agent-approvals";
+import { agentToken, ensureYardShim, loadAgentSecret, verifyAgentToken } from "./agent-env";
+import { launchSession, type LaunchResult } from "./agent-launch";
+import { AgentRecords, LIVE_STATUSES, addUsage, parseUsage, toAgentInfo, type AgentRow } from "./agent-records";
+import { AgentSession, type SessionOutcome } from "./agent-session";
+import { generateAlias } from "./aliases";
+import { decideCompletion } from "./completion";
+import { clearSignal, readSignal, writeInputFiles } from "./input-files";
+import { AgentLogStore } from "./log-store";
+import { ownLine, toOutputLines } from "./output-view";
+import { buildPrompt, formatAnswersAsPrompt, missingSignalPrompt } from "./prompts";
+import { getProvider, listProviders, resolveCommand } from "./providers";
+import type { ProviderAdapter } from "./providers/types";
+import { createWorkspace, removeWorkspace, workspaceChanges, workspaceDiff, type Workspace } from "./workspace";
+
+export type AgentsConfig = Pick<Config, "home" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl">;
+
+export interface AgentsServiceOptions {
+  db: Db;
+  bus: EventBus;
+  log: Logger;
+  config: AgentsConfig;
+  /** Where agents reach this server (http://127.0.0.1:PORT), known once it listens. */
+  serverUrl(): string;
+  /** Watchdog / liveness poll interval (default 500 ms). */
+  pollMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface OutputQuery {
+  fromLine?: number;
+  limit: number;
+  format: "events" | "raw" | "both";
+  maxFieldBytes?: number;
+}
+
+/**
+ * CLI coding agents: spawn in a worktree, tail and persist output, detect completion, answer
+ * questions and approvals, deliver follow-ups, and re-attach after a restart.
+ */
+export class AgentsService {
+  readonly logs: AgentLogStore;
+  readonly approvals: AgentApprovals;
+  private readonly records: AgentRecords;
+  private readonly live = new Map<string, AgentSession>();
+  /** Completion handling in progress, per agent (stop() waits for it). */
+  private readonly finishing = new Map<string, Promise<void>>();
+  private readonly secret: Buffer;
+  private readonly worktreesDir: string;
+  private binDir: string | undefined;
+  private closed = false;
+
+  constructor(private readonly opts: AgentsServiceOptions) {
+    this.records = new AgentRecords(opts.db);
+    this.logs = new AgentLogStore(opts.db);
+    this.approvals = new AgentApprovals(opts.db, opts.bus);
+    this.secret = loadAgentSecret(opts.config.home);
+    this.worktreesDir = join(opts.config.home, "worktrees");
+  }
+
+  /** The agent a token was issued to (tokens in agents' SWITCHYARD_TOKEN), or null. */
+  agentOfToken(token: string): string | null {
+    return verifyAgentToken(this.secret, token);
+  }
+
+  get activeCount(): number {
+    return this.live.size;
+  }
+
+  list(filter: { status?: AgentInfo["status"][]; taskId?: string; phaseId?: string } = {}): AgentInfo[] {
+    return this.records
+      .all()
+      .filter((r) => (!filter.status || filter.status.includes(r.status)) && (!filter.taskId || r.taskId === filter.taskId) && (!filter.phaseId || r.phaseId === filter.phaseId))
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map(toAgentInfo);
+  }
+
+  /** Every provider adapter, and whether its CLI is installed here. */
+  providers() {
+    return listProviders().map((p) => {
+      const adapter = getProvider(p.name);
+      const command = resolveCommand(adapter, { repoRoot: REPO_ROOT, pathEnv: (this.opts.env ?? process.env).PATH ?? "", override: this.opts.config.agentCommands[p.name] });
+      return { ...p, available: command !== null, command };
+    });
+  }
+
+  get(idOrAlias: string): AgentInfo {
+    return toAgentInfo(this.records.get(idOrAlias));
+  }
+
+  async spawn(raw: SpawnAgentInput): Promise<AgentInfo> {
+    const input = SpawnAgentInput.parse(raw);
+    const adapter = this.adapter(input.provider);
+    this.commandOf(adapter);
+    const repo = resolve(input.repo ?? process.cwd());
+    if (!existsSync(repo)) throw new DomainError("REPO_NOT_FOUND", `The repository path ${repo} does not exist`);
+    if (input.alias && this.records.aliasTaken(input.alias)) throw new DomainError("ALIAS_TAKEN", `The alias "${input.alias}" is in use`, { kind: "CONFLICT" });
+    const alias = input.alias ?? generateAlias((a) => this.records.aliasTaken(a) || existsSync(join(this.worktreesDir, a)));
+    const id = `agent_${uuidv7()}`;
+    const now = Date.now();
+    this.records.insert({
+      id,
+      alias,
+      provider: adapter.name,
+      status: "starting",
+      mode: input.mode,
+      permissionMode: input.permissionMode,
+      prompt: input.prompt,
+      task: input.prompt,
+      model: input.model ?? null,
+      repoPath: repo,
+      baseRef: input.baseRef ?? null,
+      workspacePath: join(this.worktreesDir, alias),
+      workspaceKind: "worktree",
+      configDir: join(this.agentDir(id), "config"),
+      taskId: input.taskId ?? null,
+      phaseId: input.phaseId ?? null,
+      initiativeId: input.initiativeId ?? null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const ws = await this.prepareWorkspace(id, alias, repo, input.baseRef);
+    await writeInputFiles(ws.path, { agentId: id, alias, mode: input.mode, task: input.prompt, provider: adapter.name });
+    const prompt = buildPrompt({ mode: input.mode, task: input.prompt, agentId: id, alias, workspacePath: ws.path, overridesDir: join(this.opts.config.home, "prompts") });
+    const row = this.records.update(id, {
+      prompt,
+      workspacePath: ws.path,
+      workspaceKind: ws.kind,
+      branch: ws.branch,
+      baseRef: ws.baseRef,
+      baseCommit: ws.baseCommit,
+    });
+    const launched = await this.launch(row, { prompt });
+    await this.publish(id, "agent.spawned", { alias, provider: adapter.name, status: "running", pid: launched.process.pid, workspacePath: ws.path, branch: ws.branch });
+    return this.get(id);
+  }
+
+  private async prepareWorkspace(id: string, alias: string, repo: string, baseRef: string | undefined): Promise<Workspace> {
+    const setup: string[] = [];
+    try {
+      const ws = await createWorkspace({
+        worktreesDir: this.worktreesDir,
+        alias,
+        repo,
+        baseRef,
+        onSetupOutput: (line, stream) => setup.push(ownLine("setup", stream === "stderr" ? `[stderr] ${line}` : line)),
+      });
+      if (setup.length > 0) await this.logs.append(id, 0, setup);
+      await this.publish(id, "worktree.created", { alias, path: ws.path, branch: ws.branch, baseCommit: ws.baseCommit, kind: ws.kind });
+      return ws;
+    } catch (err) {
+      if (setup.length > 0) await this.logs.append(id, 0, setup).catch(() => undefined);
+      const reason = err instanceof Error ? err.message : String(err);
+      this.records.update(id, { status: "crashed", statusReason: reason, finishedAt: Date.now(), workspaceRemoved: true });
+      await this.publish(id, "agent.crashed", { reason: reason.slice(0, 2000) });
+      throw err;
+    }
+  }
+
+  private adapter(name: string): ProviderAdapter {
+    try {
+      return getProvider(name);
+    } catch (err) {
+      throw new DomainError("PROVIDER_UNKNOWN", (err as Error).message);
+    }
+  }
+
+  private commandOf(adapter: ProviderAdapter): string {
+    const override = this.opts.config.agentCommands[adapter.name];
+    const command = resolveCommand(adapter, { repoRoot: REPO_ROOT, pathEnv: (this.opts.env ?? process.env).PATH ?? "", override });
+    if (!command) {
+      throw new DomainError(
+        "AGENT_CLI_NOT_FOUND",
+        `The ${adapter.displayName} CLI ("${adapter.defaultCommand}") is not installed: install it or set SWITCHYARD_AGENT_COMMANDS=${adapter.name}=/path/to/${adapter.defaultCommand}`,
+      );
+    }
+    return command;
+  }
+
+  private agentDir(id: string): string {
+    return join(this.opts.config.home, "agents", id);
+  }
+
+  /** Start the next process run (spawn or resume) of an agent and attach to it. */
+  private async launch(row: AgentRow, how: { prompt: string; resume?: boolean }): Promise<LaunchResult> {
+    const adapter = this.adapter(row.provider);
+    this.binDir ??= ensureYardShim(this.opts.config.home);
+    await clearSignal(row.workspacePath);
+    const launched = await launchSession({
+      row,
+      adapter,
+      command: this.commandOf(adapter),
+      prompt: how.prompt,
+      resume: how.resume ?? false,
+      agentDir: this.agentDir(row.id),
+      serverUrl: this.opts.serverUrl(),
+      token: agentToken(this.secret, row.id),
+      binDir: this.binDir,
+      baseEnv: this.opts.env ?? process.env,
+      endpoints: { anthropicBaseUrl: this.opts.config.anthropicBaseUrl, openaiBaseUrl: this.opts.config.openaiBaseUrl },
+    });
+    const updated = this.records.update(row.id, {
+      status: "running",
+      statusReason: null,
+      sessionNumber: launched.session,
+      pid: launched.process.pid,
+      pidStart: launched.process.startTime,
+      outputPath: launched.paths.stdout,
+      outputOffset: 0,
+      usageSession: "{}",
+      exitCode: null,
+      finishedAt: null,
+      pendingQuestions: "[]",
+      sessionId: launched.sessionId ?? row.sessionId,
+    });
+    this.attach(updated, launched);
+    await this.publish(row.id, "agent.status_changed", { status: "running" });
+    return launched;
+  }
+
+  private attach(row: AgentRow, launched?: LaunchResult): void {
+    const adapter = this.adapter(row.provider);
+    const paths = launched?.paths ?? sessionPaths(this.agentDir(row.id), row.sessionNumber);
+    const session = new AgentSession({
+      agentId: row.id,
+      session: row.sessionNumber,
+      pid: row.pid!,
+      startTime: row.pidStart,
+      exited: launched?.process.exited,
+      stdoutPath: paths.stdout,
+      stderrPath: paths.stderr,
+      exitCodePath: paths.exitCode,
+      signalPath: join(row.workspacePath, ".switchyard", "output", "signal.json"),
+      offset: launched ? 0 : row.outputOffset,
+      parser: adapter.createParser(),
+      resultGraceMs: this.opts.config.agentResultGraceMs,
+      silenceMs: this.opts.config.agentSilenceMs,
+      pollMs: this.opts.pollMs ?? 500,
+      onLines: (lines, _events, endOffset) => this.persistLines(row.id, row.sessionNumber, lines, endOffset),
+      onSessionId: (sessionId) => {
+        const current = this.records.find(row.id);
+        if (current && current.sessionId !== sessionId) this.records.update(row.id, { sessionId });
+      },
+      onUsage: (usage) => this.records.update(row.id, { usageSession: JSON.stringify(usage) }),
+      onExit: (outcome) => {
+        this.live.delete(row.id);
+        const done = this.complete(row.id, outcome)
+          .catch((err) => this.opts.log.error({ err, agentId: row.id }, "agent completion failed"))
+          .finally(() => this.finishing.delete(row.id));
+        this.finishing.set(row.id, done);
+      },
+      onError: (err) => this.opts.log.warn({ err, agentId: row.id }, "agent output tailing failed"),
+    });
+    this.live.set(row.id, session);
+    session.start();
+  }
+
+  private async persistLines(agentId: string, session: number, lines: string[], endOffset: number): Promise<void> {
+    const refs = await this.logs.append(agentId, session, lines, endOffset);
+    await Promise.all(refs.map((ref) => this.publish(agentId, "agent.output", ref)));
+  }
+
+  private async appendOwn(agentId: string, session: number, kind: "user_message" | "note", text: string): Promise<void> {
+    await this.persistLines(agentId, session, [ownLine(kind, text)], this.records.get(agentId).outputOffset);
+  }
+
+  /** Decide what an ended process run means, and act on it. */
+  private async complete(id: string, outcome: SessionOutcome): Promise<void> {
+    const row = this.records.find(id);
+    if (!row) return;
+    const adapter = this.adapter(row.provider);
+    const queued = JSON.parse(row.queuedMessages) as QueuedMessage[];
+    const decision = decideCompletion({
+      stopRequested: outcome.stopped,
+      signal: await readSignal(row.workspacePath),
+      result: outcome.result,
+      rateLimit: outcome.rateLimit,
+      exitCode: outcome.exitCode,
+      watchdog: outcome.watchdog,
+      lastText: outcome.lastText,
+      stderrTail: outcome.stderrTail,
+      canResume: adapter.resumeStyle !== "none" && row.sessionId !== null,
+      missingSignalRetries: row.missingSignalRetries,
+      queuedMessages: queued.length,
+    });
+    await this.approvals.expireFor(id, "the agent's process ended");
+    const usageTotal = JSON.stringify(addUsage(parseUsage(row.usageTotal), parseUsage(row.usageSession)));
+    const base = { usageTotal, usageSession: "{}", exitCode: outcome.exitCode, pid: null, finishedAt: Date.now() };
+    switch (decision.action) {
+      case "stopped":
+        this.records.update(id, { ...base, status: "stopped", statusReason: decision.reason });
+        await this.publish(id, "agent.stopped", { reason: decision.reason });
+        break;
+      case "idle":
+        this.records.update(id, { ...base, status: "idle", statusReason: decision.note ?? null, result: decision.result, missingSignalRetries: 0 });
+        await this.publish(id, "agent.idle", { result: decision.result });
+        break;
+      case "waiting":
+        this.records.update(id, { ...base, status: "waiting_for_input", statusReason: null, pendingQuestions: JSON.stringify(decision.questions), missingSignalRetries: 0 });
+        await this.publish(id, "agent.waiting", { questions: decision.questions });
+        break;
+      case "crashed":
+      case "rate_limited":
+        this.records.update(id, { ...base, status: "crashed", statusReason: decision.reason });
+        await this.publish(id, "agent.crashed", { reason: decision.reason.slice(0, 2000) });
+        break;
+      case "retry_missing_signal": {
+        const updated = this.records.update(id, { ...base, missingSignalRetries: row.missingSignalRetries + 1 });
+        const text = missingSignalPrompt(join(row.workspacePath, ".switchyard", "output", "signal.json"));
+        await this.appendOwn(id, row.sessionNumber, "note", "finished without writing signal.json: resuming once to ask for it");
+        await this.resumeWith(updated, text, "missing_signal");
+        break;
+      }
+      case "deliver_queued": {
+        const updated = this.records.update(id, { ...base, result: decision.result, queuedMessages: "[]", missingSignalRetries: 0 });
+        const text = queued.map((m) => m.text).join("\n\n");
+        await this.appendOwn(id, row.sessionNumber, "user_message", text);
+        await this.resumeWith(updated, text, "message");
+        break;
+      }
+    }
+  }
+
+  private async resumeWith(row: AgentRow, prompt: string, reason: "answers" | "message" | "missing_signal"): Promise<void> {
+    if (this.closed) return;
+    const launched = await this.launch(row, { prompt, resume: true });
+    await this.publish(row.id, "agent.resumed", { session: launched.session, reason, pid: launched.process.pid });
+  }
+
+  private assertResumable(row: AgentRow): void {
+    const adapter = this.adapter(row.provider);
+    if (row.workspaceRemoved) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed: it cannot be resumed`, { kind: "CONFLICT" });
+    if (adapter.resumeStyle === "none") throw new DomainError("NOT_RESUMABLE", `${adapter.displayName} sessions cannot be resumed`, { kind: "CONFLICT" });
+    if (!row.sessionId) throw new DomainError("NOT_RESUMABLE", `Agent ${row.alias} has no session id to resume`, { kind: "CONFLICT" });
+  }
+
+  /** Answer the agent's pending questions; it resumes on the same session in the same worktree. */
+  async resume(idOrAlias: string, answers: Record<string, string>): Promise<AgentInfo> {
+    const row = this.records.get(idOrAlias);
+    if (row.status !== "waiting_for_input") {
+      throw new DomainError("AGENT_NOT_WAITING", `Agent ${row.alias} is ${row.status}, not waiting for answers`, { kind: "CONFLICT" });
+    }
+    const questions = JSON.parse(row.pendingQuestions) as AgentQuestion[];
+    const missing = questions.filter((q) => !answers[q.id]?.trim()).map((q) => q.id);
+    if (missing.length > 0) throw new DomainError("ANSWERS_MISSING", `Answer every question: missing ${missing.join(", ")}`, { details: { missing } });
+    this.assertResumable(row);
+    const prompt = formatAnswersAsPrompt(questions, answers);
+    await this.appendOwn(row.id, row.sessionNumber, "user_message", prompt);
+    await this.resumeWith(row, prompt, "answers");
+    return this.get(row.id);
+  }
+
+  /** A follow-up: resumes an idle agent now; for a running one it is queued until its next idle point. */
+  async message(idOrAlias: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }> {
+    const row = this.records.get(idOrAlias);
+    if (LIVE_STATUSES.includes(row.status)) {
+      const queued = JSON.parse(row.queuedMessages) as QueuedMessage[];
+      const message: QueuedMessage = { id: `msg_${uuidv7()}`, text, queuedAt: new Date().toISOString() };
+      queued.push(message);
+      this.records.update(row.id, { queuedMessages: JSON.stringify(queued) });
+      await this.publish(row.id, "agent.message_queued", { messageId: message.id, text: text.slice(0, 2000), queued: queued.length });
+      return { delivered: "queued", agent: this.get(row.id) };
+    }
+    if (row.status === "waiting_for_account") throw new DomainError("AGENT_WAITING_FOR_ACCOUNT", `Agent ${row.alias} waits for an account`, { kind: "CONFLICT" });
+    this.assertResumable(row);
+    await this.appendOwn(row.id, row.sessionNumber, "user_message", text);
+    await this.resumeWith(row, text, "message");
+    return { delivered: "now", agent: this.get(row.id) };
+  }
+
+  async stop(idOrAlias: string): Promise<AgentInfo> {
+    const row = this.records.get(idOrAlias);
+    const session = this.live.get(row.id);
+    if (session) {
+      await session.stop();
+      await this.finishing.get(row.id);
+      return this.get(row.id);
+    }
+    if (row.status === "stopped" || row.status === "crashed") return toAgentInfo(row);
+    this.records.update(row.id, { status: "stopped", statusReason: "stopped by a user", pid: null, finishedAt: Date.now() });
+    await this.approvals.expireFor(row.id, "the agent was stopped");
+    await this.publish(row.id, "agent.stopped", { reason: "stopped by a user" });
+    return this.get(row.id);
+  }
+
+  /** Stop it, remove its workspace (refused when dirty unless forced) and its record; logs stay. */
+  async delete(idOrAlias: string, opts: { force?: boolean } = {}): Promise<void> {
+    const row = this.records.get(idOrAlias);
+    if (this.live.has(row.id)) await this.stop(row.id);
+    if (!row.workspaceRemoved) {
+      await removeWorkspace(this.workspaceOf(row), { force: opts.force ?? false });
+      await this.publish(row.id, "worktree.removed", { alias: row.alias, path: row.workspacePath, branch: row.branch });
+    }
+    this.records.remove(row.id);
+    this.logs.forget(row.id);
+    rmSync(this.agentDir(row.id), { recursive: true, force: true });
+    await this.publish(row.id, "agent.deleted", { alias: row.alias });
+  }
+
+  private workspaceOf(row: AgentRow): Workspace {
+    return {
+      kind: row.workspaceKind,
+      path: row.workspacePath,
+      repoRoot: row.workspaceKind === "worktree" ? row.repoPath : null,
+      branch: row.branch,
+      baseRef: row.baseRef,
+      baseCommit: row.baseCommit,
+    };
+  }
+
+  async changes(idOrAlias: string) {
+    const row = this.records.get(idOrAlias);
+    if (row.workspaceRemoved) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
+    return workspaceChanges(this.workspaceOf(row));
+  }
+
+  async diff(idOrAlias: string, maxBytes?: number) {
+    const row = this.records.get(idOrAlias);
+    if (row.workspaceRemoved) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
+    return workspaceDiff(this.workspaceOf(row), maxBytes ? { maxBytes } : {});
+  }
+
+  /** A page of an agent's output: parsed events and/or raw lines, by line range (or the tail). */
+  output(idOrId: string, q: OutputQuery) {
+    // logs outlive a deleted agent: they stay readable by its id (parsed as Claude-format lines)
+    const row = this.records.find(idOrId) ?? (this.logs.totalLines(idOrId) > 0 ? { id: idOrId, provider: "claude" } : this.records.get(idOrId));
+    const total = this.logs.totalLines(row.id);
+    const limit = Math.min(Math.max(q.limit, 1), 5000);
+    const fromLine = q.fromLine ?? Math.max(0, total - limit);
+    const stored = this.logs.readLines(row.id, fromLine, limit);
+    const lines = toOutputLines(stored, this.adapter(row.provider).createParser(), { format: q.format, maxFieldBytes: q.maxFieldBytes ?? 64 * 1024 });
+    return { agentId: row.id, totalLines: total, fromLine, lines, sessions: this.logs.sessions(row.id) };
+  }
+
+  /** The lines of one persisted chunk, parsed (what an `agent.output` event points at). */
+  chunkOutput(agentId: string, chunkId: number, format: OutputQuery["format"] = "events") {
+    const chunk = this.logs.chunk(chunkId);
+    if (!chunk || chunk.agentId !== agentId) return [];
+    const provider = this.records.find(agentId)?.provider ?? "claude";
+    const stored = chunk.lines.map((raw, i) => ({ line: chunk.firstLine + i, session: chunk.session, raw }));
+    return toOutputLines(stored, this.adapter(provider).createParser(), { format, maxFieldBytes: 64 * 1024 });
+  }
+
+  /** Called by the permission MCP endpoint: waits for a human's decision (never times out). */
+  requestApproval(agentId: string, toolName: string, input: unknown): Promise<ApprovalDecision> {
+    this.records.get(agentId);
+    return this.approvals.request(agentId, toolName, input);
+  }
+
+  /** After a restart: re-attach to live processes; finish the dead ones from their output. */
+  async recover(): Promise<{ reattached: string[]; finished: string[] }> {
+    const reattached: string[] = [];
+    const finished: string[] = [];
+    await this.approvals.expireAll("the server restarted while the agent waited");
+    for (const row of this.records.all()) {
+      if (!LIVE_STATUSES.includes(row.status)) continue;
+      if (!row.pid || !row.outputPath) {
+        this.records.update(row.id, { status: "crashed", statusReason: "the server stopped while the agent was starting", finishedAt: Date.now() });
+        await this.publish(row.id, "agent.crashed", { reason: "the server stopped while the agent was starting" });
+        finished.push(row.id);
+        continue;
+      }
+      this.attach(row);
+      reattached.push(row.id);
+      await this.publish(row.id, "agent.status_changed", { status: row.status, reason: "re-attached after a server restart" });
+    }
+    return { reattached, finished };
+  }
+
+  /** Server shutdown: stop watching agents (they keep running and are re-attached at start). */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.live.values()].map((s) => s.detach()));
+    this.live.clear();
+    await Promise.all([...this.finishing.values()]);
+    this.logs.flush();
+  }
+
+  private async publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>): Promise<void> {
+    try {
+      await this.opts.bus.publish(type, payload, { agentId });
+    } catch (err) {
+      if (!this.closed) throw err;
+    }
+  }
+}
+
+export function sessionPaths(agentDir: string, session: number) {
+  return {
+    stdout: join(agentDir, `session-${session}.jsonl`),
+    stderr: join(agentDir, `session-${session}.stderr.log`),
+    exitCode: join(agentDir, `session-${session}.exit`),
+  };
+}
+

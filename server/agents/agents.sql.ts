@@ -1,0 +1,97 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** One row per CLI agent: its identity, workspace, current process and completion state. */
+export const agents = sqliteTable(
+  "agents",
+  {
+    id: text("id").primaryKey(),
+    alias: text("alias").notNull(),
+    provider: text("provider").notNull(),
+    status: text("status", { enum: ["starting", "running", "waiting_for_input", "waiting_for_account", "idle", "stopped", "crashed"] }).notNull(),
+    statusReason: text("status_reason"),
+    mode: text("mode").notNull(),
+    permissionMode: text("permission_mode").notNull(),
+    prompt: text("prompt").notNull(),
+    /** The task as the user gave it (the prompt wraps it in the mode's template). */
+    task: text("task").notNull(),
+    model: text("model"),
+    repoPath: text("repo_path"),
+    baseRef: text("base_ref"),
+    baseCommit: text("base_commit"),
+    branch: text("branch"),
+    workspacePath: text("workspace_path").notNull(),
+    workspaceKind: text("workspace_kind", { enum: ["worktree", "directory"] }).notNull(),
+    workspaceRemoved: integer("workspace_removed", { mode: "boolean" }).notNull().default(false),
+    configDir: text("config_dir").notNull(),
+    sessionId: text("session_id"),
+    sessionNumber: integer("session_number").notNull().default(0),
+    pid: integer("pid"),
+    /** The process start time (clock ticks since boot, /proc/<pid>/stat) to tell a reused PID apart. */
+    pidStart: text("pid_start"),
+    /** The current session's stdout file and the byte offset persisted so far. */
+    outputPath: text("output_path"),
+    outputOffset: integer("output_offset").notNull().default(0),
+    lineCount: integer("line_count").notNull().default(0),
+    chunkSeq: integer("chunk_seq").notNull().default(0),
+    result: text("result"),
+    /** JSON: AgentQuestion[] */
+    pendingQuestions: text("pending_questions").notNull().default("[]"),
+    /** JSON: QueuedMessage[] */
+    queuedMessages: text("queued_messages").notNull().default("[]"),
+    /** JSON: AgentUsage summed over finished sessions. */
+    usageTotal: text("usage_total").notNull().default("{}"),
+    /** JSON: AgentUsage of the current session so far. */
+    usageSession: text("usage_session").notNull().default("{}"),
+    missingSignalRetries: integer("missing_signal_retries").notNull().default(0),
+    exitCode: integer("exit_code"),
+    taskId: text("task_id"),
+    phaseId: text("phase_id"),
+    initiativeId: text("initiative_id"),
+    accountId: text("account_id"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    uniqueIndex("agents_alias_idx").on(t.alias),
+    index("agents_status_idx").on(t.status),
+    index("agents_task_idx").on(t.taskId),
+    index("agents_phase_idx").on(t.phaseId),
+  ],
+);
+
+/**
+ * Raw output, batched: each row holds `lineCount` consecutive lines (joined by "\n") starting at
+ * the agent-wide line number `firstLine`. No foreign key: logs outlive a deleted agent.
+ */
+export const agentLogChunks = sqliteTable(
+  "agent_log_chunks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    agentId: text("agent_id").notNull(),
+    session: integer("session").notNull(),
+    seq: integer("seq").notNull(),
+    firstLine: integer("first_line").notNull(),
+    lineCount: integer("line_count").notNull(),
+    bytes: integer("bytes").notNull(),
+    content: text("content").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("agent_log_chunks_line_idx").on(t.agentId, t.firstLine), index("agent_log_chunks_session_idx").on(t.agentId, t.session, t.seq)],
+);
+
+/** Tool calls of agents in `ask` mode waiting for (or decided by) a human. */
+export const agentApprovals = sqliteTable(
+  "agent_approvals",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id").notNull(),
+    toolName: text("tool_name").notNull(),
+    input: text("input").notNull(),
+    status: text("status", { enum: ["pending", "allowed", "denied", "expired"] }).notNull(),
+    message: text("message"),
+    createdAt: integer("created_at").notNull(),
+    decidedAt: integer("decided_at"),
+  },
+  (t) => [index("agent_approvals_agent_idx").on(t.agentId, t.status), index("agent_approvals_status_idx").on(t.status)],
+);

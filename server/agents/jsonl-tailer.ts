@@ -1,0 +1,184 @@
+import { watch, type FSWatcher } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
+import { dirname, basename } from "node:path";
+
+export interface TailerOptions {
+  /** The file may not exist yet: the tailer waits for it. */
+  path: string;
+  /** Byte offset to start at (a line boundary); default 0. */
+  offset?: number;
+  /** Polling fallback interval; default 200 ms. */
+  pollMs?: number;
+  /** Complete lines (no "\n", a trailing "\r" removed) and the offset just after the last one. Awaited. */
+  onLines(lines: string[], endOffset: number): void | Promise<void>;
+  onError?(err: Error): void;
+}
+
+const READ_SIZE = 1 << 20;
+const MAX_DELIVERY = 4 << 20;
+const NEWLINE = 0x0a;
+
+/**
+ * Follows a growing JSONL file: fs.watch for low latency, polling as the fallback; partial lines
+ * are kept as a list of buffers (a 50 MB line costs one concatenation), decoded only once
+ * complete; one read at a time, and no read until the previous lines were handled.
+ */
+export class JsonlTailer {
+  private position: number;
+  private delivered: number;
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  private handle: FileHandle | undefined;
+  private watcher: FSWatcher | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private reading: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly opts: TailerOptions) {
+    this.position = opts.offset ?? 0;
+    this.delivered = this.position;
+  }
+
+  get offset(): number {
+    return this.delivered;
+  }
+
+  start(): void {
+    this.watchFile();
+    this.timer = setInterval(() => this.kick(), this.opts.pollMs ?? 200);
+    this.timer.unref();
+    this.kick();
+  }
+
+  private watchFile(): void {
+    try {
+      this.watcher = watch(this.opts.path, { persistent: false }, () => this.kick());
+      this.watcher.on("error", () => this.unwatch());
+    } catch {
+      // not there yet: watch the directory for its creation
+      try {
+        const name = basename(this.opts.path);
+        this.watcher = watch(dirname(this.opts.path), { persistent: false }, (_e, file) => {
+          if (file !== null && String(file) !== name) return;
+          this.unwatch();
+          this.watchFile();
+          this.kick();
+        });
+        this.watcher.on("error", () => this.unwatch());
+      } catch {
+        // the poll timer covers it
+      }
+    }
+  }
+
+  private unwatch(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+
+  /** Schedule a read; coalesces with one in progress. */
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = this.readAvailable(false)
+      .catch((err: Error) => this.opts.onError?.(err))
+      .finally(() => {
+        this.reading = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Read everything up to EOF now; with `final`, also a last line without "\n". */
+  async flush(opts: { final?: boolean } = {}): Promise<void> {
+    while (this.reading) await this.reading;
+    await this.readAvailable(opts.final ?? false);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.unwatch();
+    while (this.reading) await this.reading.catch(() => undefined);
+    await this.handle?.close().catch(() => undefined);
+    this.handle = undefined;
+  }
+
+  private async ensureOpen(): Promise<FileHandle | undefined> {
+    if (this.handle) return this.handle;
+    try {
+      this.handle = await open(this.opts.path, "r");
+      if (!this.watcher) this.watchFile();
+      return this.handle;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw err;
+    }
+  }
+
+  private async readAvailable(final: boolean): Promise<void> {
+    const handle = await this.ensureOpen();
+    if (!handle) return;
+    const { size } = await handle.stat();
+    if (size < this.position) {
+      this.opts.onError?.(new Error(`${this.opts.path} shrank below the read offset (${size} < ${this.position})`));
+      return;
+    }
+    let lines: string[] = [];
+    let pendingBytes = 0;
+    const buf = Buffer.allocUnsafe(READ_SIZE);
+    while (this.position < size) {
+      const { bytesRead } = await handle.read(buf, 0, Math.min(READ_SIZE, size - this.position), this.position);
+      if (bytesRead === 0) break;
+      this.position += bytesRead;
+      let start = 0;
+      for (let nl = buf.indexOf(NEWLINE, 0); nl !== -1 && nl < bytesRead; nl = buf.indexOf(NEWLINE, start)) {
+        const piece = buf.subarray(start, nl);
+        let line: Buffer;
+        if (this.partialBytes > 0) {
+          this.partial.push(piece);
+          line = Buffer.concat(this.partial, this.partialBytes + piece.length);
+          this.partial = [];
+          this.partialBytes = 0;
+        } else line = piece;
+        lines.push(decodeLine(line));
+        pendingBytes += line.length + 1;
+        start = nl + 1;
+      }
+      if (start < bytesRead) {
+        this.partial.push(Buffer.from(buf.subarray(start, bytesRead)));
+        this.partialBytes += bytesRead - start;
+      }
+      if (pendingBytes >= MAX_DELIVERY) {
+        await this.deliver(lines, pendingBytes);
+        lines = [];
+        pendingBytes = 0;
+        if (this.stopped && !final) return;
+      }
+    }
+    if (final && this.partialBytes > 0) {
+      const line = Buffer.concat(this.partial, this.partialBytes);
+      lines.push(decodeLine(line));
+      pendingBytes += line.length;
+      this.partial = [];
+      this.partialBytes = 0;
+    }
+    if (lines.length > 0) await this.deliver(lines, pendingBytes);
+  }
+
+  private async deliver(lines: string[], bytes: number): Promise<void> {
+    this.delivered += bytes;
+    await this.opts.onLines(lines, this.delivered);
+  }
+}
+
+function decodeLine(b: Buffer): string {
+  const end = b.length > 0 && b[b.length - 1] === 0x0d ? b.length - 1 : b.length;
+  return b.toString("utf8", 0, end);
+}

@@ -1,0 +1,73 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { ClaudeParser } from "./claude-parser";
+import type { CommandLine, LaunchSpec, ProviderAdapter } from "./types";
+
+/** Claude Code: `claude -p <prompt> --output-format stream-json --verbose`. */
+
+/** The environment that keeps Claude Code on the configured endpoint and quiet. */
+export function claudeEnv(spec: LaunchSpec): Record<string, string> {
+  const env: Record<string, string> = {
+    CLAUDE_CONFIG_DIR: spec.configDir,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+  };
+  // Claude Code appends /v1 itself
+  if (spec.endpoints.anthropicBaseUrl) env.ANTHROPIC_BASE_URL = spec.endpoints.anthropicBaseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+  if (spec.permissionMode === "bypass" && spec.runningAsRoot) env.IS_SANDBOX = "1";
+  // a human may take long to decide an approval: never let the MCP call time out into a denial
+  if (spec.permissionMode === "ask") env.MCP_TOOL_TIMEOUT = "86400000";
+  return env;
+}
+
+/** The flags shared by claude and everything that speaks its dialect (our fake agent). */
+export function claudeArgs(spec: LaunchSpec): string[] {
+  const args = ["-p", spec.prompt, "--output-format", "stream-json", "--verbose"];
+  if (spec.resumeSessionId) args.push("--resume", spec.resumeSessionId);
+  else if (spec.newSessionId) args.push("--session-id", spec.newSessionId);
+  if (spec.model) args.push("--model", spec.model);
+  switch (spec.permissionMode) {
+    case "bypass":
+      args.push("--permission-mode", "bypassPermissions");
+      break;
+    case "acceptEdits":
+      args.push("--permission-mode", "acceptEdits");
+      break;
+    case "ask": {
+      args.push("--permission-mode", "default");
+      const server = spec.permissionServer;
+      if (server) {
+        const config = { mcpServers: { [server.serverName]: { type: "http", url: server.url, headers: { Authorization: `Bearer ${server.token}` } } } };
+        args.push("--mcp-config", JSON.stringify(config), "--permission-prompt-tool", `mcp__${server.serverName}__${server.toolName}`);
+      }
+      break;
+    }
+  }
+  return args;
+}
+
+/** A fresh config dir skips onboarding (never overwrite a user's own). */
+export async function prepareClaudeHome(spec: LaunchSpec): Promise<void> {
+  await mkdir(spec.configDir, { recursive: true });
+  const path = join(spec.configDir, ".claude.json");
+  if (!existsSync(path)) writeFileSync(path, JSON.stringify({ hasCompletedOnboarding: true }));
+}
+
+export const claudeProvider: ProviderAdapter = {
+  name: "claude",
+  displayName: "Claude Code",
+  defaultCommand: "claude",
+  promptMode: "flag",
+  resumeStyle: "flag",
+  structuredOutput: true,
+  canSteer: false,
+  choosesSessionId: true,
+  buildCommand(spec, command): CommandLine {
+    return { command, args: claudeArgs(spec), env: claudeEnv(spec) };
+  },
+  prepare: prepareClaudeHome,
+  createParser: () => new ClaudeParser(),
+};

@@ -1,0 +1,24 @@
+import { join } from "node:path";
+import { REPO_ROOT } from "../../paths";
+import { claudeArgs, claudeEnv, prepareClaudeHome } from "./claude";
+import { ClaudeParser } from "./claude-parser";
+import type { ProviderAdapter } from "./types";
+
+/** Our scriptable fake agent CLI: Claude's flags and output, no model. The no-API-key demo, and the test double. */
+export const FAKE_AGENT_SCRIPT = join(REPO_ROOT, "server", "testing", "fake-agent", "fake-agent.mjs");
+
+export const fakeProvider: ProviderAdapter = {
+  name: "fake",
+  displayName: "Fake agent (demo)",
+  defaultCommand: "node",
+  promptMode: "flag",
+  resumeStyle: "flag",
+  structuredOutput: true,
+  canSteer: false,
+  choosesSessionId: true,
+  buildCommand(spec, command) {
+    return { command, args: [FAKE_AGENT_SCRIPT, ...claudeArgs(spec)], env: claudeEnv(spec) };
+  },
+  prepare: prepareClaudeHome,
+  createParser: () => new ClaudeParser(),
+};

@@ -1,0 +1,59 @@
+import { accessSync, constants } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+import { aiderProvider } from "./aider";
+import { ampProvider } from "./amp";
+import { claudeProvider } from "./claude";
+import { codexProvider } from "./codex";
+import { cursorAgentProvider } from "./cursor-agent";
+import { fakeProvider } from "./fake";
+import { geminiProvider } from "./gemini";
+import { opencodeProvider } from "./opencode";
+import type { ProviderAdapter } from "./types";
+
+/** Every agent CLI Switchyard can drive. Adding one is adding a file and a line here. */
+export const PROVIDERS: Record<string, ProviderAdapter> = Object.fromEntries(
+  [claudeProvider, codexProvider, fakeProvider, geminiProvider, cursorAgentProvider, opencodeProvider, aiderProvider, ampProvider].map((p) => [p.name, p]),
+);
+
+export function getProvider(name: string): ProviderAdapter {
+  const p = PROVIDERS[name];
+  if (!p) throw new Error(`Unknown agent provider "${name}": expected one of ${Object.keys(PROVIDERS).join(", ")}`);
+  return p;
+}
+
+export function listProviders() {
+  return Object.values(PROVIDERS).map((p) => ({
+    name: p.name,
+    displayName: p.displayName,
+    structuredOutput: p.structuredOutput,
+    canSteer: p.canSteer,
+    resumeStyle: p.resumeStyle,
+  }));
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The executable to run: a configured override, the repo's node_modules/.bin, then PATH. */
+export function resolveCommand(adapter: ProviderAdapter, opts: { repoRoot: string; pathEnv: string; override?: string }): string | null {
+  if (opts.override) return isAbsolute(opts.override) ? (executable(opts.override) ? opts.override : null) : findOnPath(opts.override, opts.pathEnv);
+  if (adapter.name === "fake") return process.execPath;
+  const local = join(opts.repoRoot, "node_modules", ".bin", adapter.defaultCommand);
+  if (executable(local)) return local;
+  return findOnPath(adapter.defaultCommand, opts.pathEnv);
+}
+
+function findOnPath(command: string, pathEnv: string): string | null {
+  for (const dir of pathEnv.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, command);
+    if (executable(candidate)) return candidate;
+  }
+  return null;
+}

@@ -1,0 +1,262 @@
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { appendFile, cp, mkdir, readFile, rm } from "node:fs/promises";
+import { dirname, isAbsolute, join, normalize, relative, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { DomainError } from "../errors";
+import { git, repoRootOf } from "./git";
+
+export interface WorkspaceRequest {
+  /** <SWITCHYARD_HOME>/worktrees */
+  worktreesDir: string;
+  alias: string;
+  /** A directory: a git repository (any subdirectory of one) or not. */
+  repo: string;
+  /** Default: the repository's current HEAD. */
+  baseRef?: string;
+  /** Overrides the repository's `.switchyard/setup` file. */
+  setupCommand?: string;
+  onSetupOutput?: (line: string, stream: "stdout" | "stderr") => void;
+}
+
+export interface Workspace {
+  kind: "worktree" | "directory";
+  path: string;
+  repoRoot: string | null;
+  branch: string | null;
+  baseRef: string | null;
+  baseCommit: string | null;
+}
+
+export interface FileChange {
+  path: string;
+  status: string;
+  insertions: number;
+  deletions: number;
+}
+
+const OWN_DIR = ".switchyard/";
+
+/**
+ * A git worktree on branch `switchyard/<alias>` at `<worktreesDir>/<alias>`, or a plain directory
+ * for a non-git path. Every git failure is fatal and typed: never fall back to the main checkout.
+ */
+export async function createWorkspace(req: WorkspaceRequest): Promise<Workspace> {
+  const repo = resolve(req.repo);
+  if (!existsSync(repo) || !statSync(repo).isDirectory()) throw new DomainError("REPO_NOT_FOUND", `${repo} is not a directory`);
+  await mkdir(req.worktreesDir, { recursive: true });
+  const path = join(req.worktreesDir, req.alias);
+  if (existsSync(path)) throw new DomainError("WORKTREE_EXISTS", `${path} already exists: pick another alias or remove it`, { kind: "CONFLICT" });
+  const root = await repoRootOf(repo);
+  if (!root) {
+    await mkdir(path, { recursive: true });
+    return { kind: "directory", path, repoRoot: null, branch: null, baseRef: null, baseCommit: null };
+  }
+  const baseRef = req.baseRef ?? "HEAD";
+  let baseCommit: string;
+  try {
+    baseCommit = (await git(["rev-parse", "--verify", "--quiet", `${baseRef}^{commit}`], { cwd: root })).trim();
+  } catch {
+    const hint = baseRef === "HEAD" ? " (does the repository have a commit yet?)" : "";
+    throw new DomainError("BASE_REF_NOT_FOUND", `Base ref "${baseRef}" does not name a commit in ${root}${hint}`);
+  }
+  const branch = `switchyard/${req.alias}`;
+  if (await branchExists(root, branch)) throw new DomainError("BRANCH_EXISTS", `Branch ${branch} already exists in ${root}`, { kind: "CONFLICT" });
+  try {
+    await git(["worktree", "add", "-b", branch, path, baseCommit], { cwd: root });
+  } catch (err) {
+    await rm(path, { recursive: true, force: true });
+    throw new DomainError("WORKTREE_FAILED", `Could not create the worktree: ${(err as Error).message}`, { cause: err });
+  }
+  const ws: Workspace = { kind: "worktree", path, repoRoot: root, branch, baseRef, baseCommit };
+  try {
+    await excludeOwnDir(root);
+    await copyIncludes(root, path);
+    await runSetup(root, path, req);
+  } catch (err) {
+    await git(["worktree", "remove", "--force", path], { cwd: root }).catch(() => undefined);
+    await rm(path, { recursive: true, force: true });
+    await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
+    await git(["branch", "-D", branch], { cwd: root }).catch(() => undefined);
+    throw err;
+  }
+  return ws;
+}
+
+async function branchExists(root: string, branch: string): Promise<boolean> {
+  try {
+    await git(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: root });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `.switchyard/` (agent input and output) never shows in git status: the shared info/exclude. */
+async function excludeOwnDir(root: string): Promise<void> {
+  const common = (await git(["rev-parse", "--git-common-dir"], { cwd: root })).trim();
+  const file = join(isAbsolute(common) ? common : join(root, common), "info", "exclude");
+  const text = existsSync(file) ? await readFile(file, "utf8") : "";
+  if (text.split("\n").some((l) => l.trim() === OWN_DIR)) return;
+  await mkdir(dirname(file), { recursive: true });
+  await appendFile(file, `${text === "" || text.endsWith("\n") ? "" : "\n"}${OWN_DIR}\n`);
+}
+
+function globRegex(pattern: string): RegExp {
+  let re = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "*" && pattern[i + 1] === "*") {
+      re += ".*";
+      i++;
+      if (pattern[i + 1] === "/") i++;
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+function walk(root: string, dir = "", depth = 0, out: string[] = []): string[] {
+  if (depth > 8 || out.length > 10_000) return out;
+  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+    if (entry.name === ".git" || entry.name === "node_modules") continue;
+    const rel = dir ? `${dir}/${entry.name}` : entry.name;
+    out.push(rel);
+    if (entry.isDirectory()) walk(root, rel, depth + 1, out);
+  }
+  return out;
+}
+
+/** Files named in `.worktreeinclude` (gitignored ones such as `.env`) are copied into the worktree. */
+async function copyIncludes(root: string, path: string): Promise<void> {
+  const listFile = join(root, ".worktreeinclude");
+  if (!existsSync(listFile)) return;
+  const patterns = (await readFile(listFile, "utf8"))
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"))
+    .map((l) => l.replace(/^\/+/, "").replace(/\/+$/, ""));
+  let all: string[] | undefined;
+  for (const pattern of patterns) {
+    if (normalize(pattern).startsWith("..")) throw new DomainError("WORKTREE_INCLUDE_INVALID", `.worktreeinclude: "${pattern}" points outside the repository`);
+    const matches = /[*?]/.test(pattern) ? (all ??= walk(root)).filter((rel) => globRegex(pattern).test(rel)) : existsSync(join(root, pattern)) ? [pattern] : [];
+    for (const rel of matches) {
+      const target = join(path, rel);
+      if (relative(path, target).startsWith("..")) continue;
+      await mkdir(dirname(target), { recursive: true });
+      await cp(join(root, rel), target, { recursive: true, preserveTimestamps: true, force: true });
+    }
+  }
+}
+
+async function runSetup(root: string, path: string, req: WorkspaceRequest): Promise<void> {
+  const file = join(root, ".switchyard", "setup");
+  const command = req.setupCommand ?? (existsSync(file) ? file : undefined);
+  if (!command) return;
+  const tail: string[] = [];
+  const code = await new Promise<number | null>((res) => {
+    const child = spawn("/bin/sh", req.setupCommand ? ["-c", command] : [command], { cwd: path, stdio: ["ignore", "pipe", "pipe"] });
+    const pipe = (stream: NodeJS.ReadableStream, name: "stdout" | "stderr") =>
+      createInterface({ input: stream }).on("line", (line) => {
+        tail.push(line);
+        if (tail.length > 10) tail.shift();
+        req.onSetupOutput?.(line, name);
+      });
+    pipe(child.stdout, "stdout");
+    pipe(child.stderr, "stderr");
+    child.on("error", () => res(null));
+    child.on("close", (c) => res(c));
+  });
+  if (code !== 0) {
+    throw new DomainError("SETUP_FAILED", `The setup command (${req.setupCommand ? command : ".switchyard/setup"}) exited with ${code ?? "an error"}${tail.length ? `:\n${tail.join("\n")}` : ""}`);
+  }
+}
+
+async function dirtyFiles(ws: Workspace): Promise<string[]> {
+  const out = await git(["status", "--porcelain", "--untracked-files=all"], { cwd: ws.path });
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => l.slice(3))
+    .filter((p) => !p.startsWith(OWN_DIR));
+}
+
+/** Remove a workspace; refuses (WORKTREE_DIRTY) to throw away uncommitted work unless forced. */
+export async function removeWorkspace(ws: Workspace, opts: { force?: boolean; deleteBranch?: boolean } = {}): Promise<void> {
+  if (ws.kind === "directory") {
+    if (!existsSync(ws.path)) return;
+    const files = readdirSync(ws.path).filter((f) => f !== ".switchyard");
+    if (files.length > 0 && !opts.force) throw new DomainError("WORKTREE_DIRTY", `${ws.path} holds the agent's files (${files.slice(0, 10).join(", ")}): remove with force`, { kind: "CONFLICT", details: { files } });
+    await rm(ws.path, { recursive: true, force: true });
+    return;
+  }
+  const root = ws.repoRoot!;
+  if (existsSync(ws.path)) {
+    const dirty = await dirtyFiles(ws);
+    if (dirty.length > 0 && !opts.force) {
+      throw new DomainError("WORKTREE_DIRTY", `The worktree ${ws.path} has uncommitted changes: ${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? ", ..." : ""}`, {
+        kind: "CONFLICT",
+        details: { files: dirty },
+      });
+    }
+    await git(["worktree", "remove", "--force", ws.path], { cwd: root }).catch(async () => rm(ws.path, { recursive: true, force: true }));
+  }
+  await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
+  if (opts.deleteBranch && ws.branch && (await branchExists(root, ws.branch))) {
+    const ahead = ws.baseCommit ? Number((await git(["rev-list", "--count", `${ws.baseCommit}..${ws.branch}`], { cwd: root })).trim()) : 1;
+    if (ahead === 0 || opts.force) await git(["branch", "-D", ws.branch], { cwd: root });
+  }
+}
+
+function countLines(text: string): number {
+  if (text === "") return 0;
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+/** Changes of the workspace against its base commit: committed, uncommitted and untracked. */
+export async function workspaceChanges(ws: Workspace) {
+  if (ws.kind === "directory" || !ws.baseCommit) {
+    return { dirty: false, files: [] as FileChange[], insertions: 0, deletions: 0, commitsAhead: 0 };
+  }
+  const numstat = await git(["diff", "--numstat", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path });
+  const names = await git(["diff", "--name-status", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path });
+  const status = new Map(names.split("\n").filter(Boolean).map((l) => [l.split("\t").at(-1)!, l[0]!]));
+  const files: FileChange[] = numstat
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      const [ins, del, ...rest] = l.split("\t");
+      const path = rest.join("\t");
+      return { path, status: status.get(path) ?? "M", insertions: Number(ins) || 0, deletions: Number(del) || 0 };
+    });
+  const untracked = (await git(["ls-files", "--others", "--exclude-standard"], { cwd: ws.path })).split("\n").filter((p) => p && !p.startsWith(OWN_DIR));
+  for (const path of untracked) {
+    const text = await readFile(join(ws.path, path), "utf8").catch(() => "");
+    files.push({ path, status: "?", insertions: countLines(text), deletions: 0 });
+  }
+  const commitsAhead = Number((await git(["rev-list", "--count", `${ws.baseCommit}..HEAD`], { cwd: ws.path })).trim());
+  return {
+    dirty: (await dirtyFiles(ws)).length > 0,
+    files,
+    insertions: files.reduce((s, f) => s + f.insertions, 0),
+    deletions: files.reduce((s, f) => s + f.deletions, 0),
+    commitsAhead,
+  };
+}
+
+/** A unified diff of the workspace against its base commit (untracked files as new files), capped. */
+export async function workspaceDiff(ws: Workspace, opts: { maxBytes?: number } = {}): Promise<{ patch: string; truncated: boolean }> {
+  const max = opts.maxBytes ?? 1 << 20;
+  if (ws.kind === "directory" || !ws.baseCommit) return { patch: "", truncated: false };
+  let patch = await git(["diff", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path });
+  const untracked = (await git(["ls-files", "--others", "--exclude-standard"], { cwd: ws.path })).split("\n").filter((p) => p && !p.startsWith(OWN_DIR));
+  for (const path of untracked) {
+    if (patch.length > max) break;
+    const text = await readFile(join(ws.path, path), "utf8").catch(() => "");
+    const lines = text.split("\n");
+    if (text.endsWith("\n")) lines.pop();
+    patch += `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join("\n")}\n`;
+  }
+  return patch.length > max ? { patch: patch.slice(0, max), truncated: true } : { patch, truncated: false };
+}

@@ -1,0 +1,201 @@
+import type { Command } from ".";
+import type { AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
+import { clientFrom, connectionOptions, explain, parse } from "./common";
+
+const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approvals|approve|deny|delete> ...
+  yard agent spawn --provider claude|codex|fake|... --prompt TEXT [--repo DIR] [--base REF] [--mode execute|plan|discuss|refine|review]
+                   [--permission bypass|acceptEdits|ask] [--model M] [--alias NAME] [--task-id ID] [--phase-id ID]
+  yard agent list [--status S]...
+  yard agent get|stop <id or alias>
+  yard agent resume <id> --answer q1=TEXT [--answer q2=TEXT]...
+  yard agent message <id> TEXT
+  yard agent logs <id> [--follow|-f] [--raw] [--lines N] [--from LINE]
+  yard agent approvals [<id>]           pending tool approvals
+  yard agent approve|deny <approval id> [--message TEXT]
+  yard agent delete <id> [--force]`;
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+const LIVE = new Set(["starting", "running"]);
+
+/** One normalized event as a terminal line. */
+export function renderEvent(e: AgentStreamEvent): string {
+  switch (e.kind) {
+    case "text":
+      return e.text;
+    case "thinking":
+      return `(thinking) ${e.text}`;
+    case "tool_call":
+      return `→ ${e.name} ${JSON.stringify(e.input)}`;
+    case "tool_result":
+      return `${e.isError ? "✗" : "←"} ${e.name ?? e.id}: ${e.output}`;
+    case "usage":
+      return `· usage: ${e.usage.inputTokens} in, ${e.usage.outputTokens} out${e.usage.costUsd !== undefined ? `, $${e.usage.costUsd.toFixed(4)}` : ""}`;
+    case "session":
+      return `· session ${e.sessionId}${e.model ? ` (${e.model})` : ""}`;
+    case "result":
+      return `${e.isError ? "✗ failed" : "✓ result"}: ${e.message}`;
+    case "error":
+      return `${e.fatal ? "✗ error" : "! warning"}: ${e.message}`;
+    case "rate_limit":
+      return `! rate limited: ${e.message}${e.resetsAt ? ` (resets ${e.resetsAt})` : ""}`;
+    case "system":
+      return `· ${e.subtype}: ${e.message}`;
+    case "raw":
+      return e.text;
+  }
+}
+
+function printLines(lines: AgentOutputLine[], raw: boolean): void {
+  const out: string[] = [];
+  for (const l of lines) {
+    if (raw) out.push(l.raw ?? "");
+    else for (const e of l.events) out.push(renderEvent(e));
+  }
+  if (out.length > 0) process.stdout.write(`${out.join("\n")}\n`);
+}
+
+function answersOf(list: string[] | undefined): Record<string, string> {
+  const answers: Record<string, string> = {};
+  for (const item of list ?? []) {
+    const i = item.indexOf("=");
+    if (i <= 0) throw new Error(`--answer expects QUESTION_ID=TEXT, got "${item}"`);
+    answers[item.slice(0, i)] = item.slice(i + 1);
+  }
+  return answers;
+}
+
+export const agent: Command = {
+  summary: "CLI coding agents: yard agent spawn|list|get|stop|resume|message|logs|approve|deny|delete",
+  async run(args) {
+    const [sub, ...rest] = args;
+    const { values, positionals } = parse(
+      rest,
+      {
+        ...connectionOptions,
+        provider: { type: "string" },
+        prompt: { type: "string" },
+        repo: { type: "string" },
+        base: { type: "string" },
+        mode: { type: "string" },
+        permission: { type: "string" },
+        model: { type: "string" },
+        alias: { type: "string" },
+        "task-id": { type: "string" },
+        "phase-id": { type: "string" },
+        status: { type: "string", multiple: true },
+        answer: { type: "string", multiple: true },
+        follow: { type: "boolean", short: "f" },
+        raw: { type: "boolean" },
+        lines: { type: "string" },
+        from: { type: "string" },
+        message: { type: "string" },
+        force: { type: "boolean" },
+      },
+      true,
+    );
+    const { url, client } = clientFrom(values);
+    const id = positionals[0];
+    const need = () => {
+      if (!id) throw new Error(USAGE);
+      return id;
+    };
+    try {
+      switch (sub) {
+        case "spawn": {
+          if (!values.provider || !values.prompt) throw new Error(USAGE);
+          print(
+            await client.agents.spawn.mutate({
+              provider: values.provider,
+              prompt: values.prompt,
+              repo: values.repo ?? process.cwd(),
+              baseRef: values.base,
+              mode: values.mode as never,
+              permissionMode: values.permission as never,
+              model: values.model,
+              alias: values.alias,
+              taskId: values["task-id"],
+              phaseId: values["phase-id"],
+            }),
+          );
+          return 0;
+        }
+        case "list": {
+          const agents = await client.agents.list.query(values.status ? { status: values.status as never } : {});
+          for (const a of agents) process.stdout.write(`${a.id}  ${a.alias.padEnd(24)} ${a.provider.padEnd(8)} ${a.status.padEnd(18)} ${a.branch ?? a.workspacePath}\n`);
+          return 0;
+        }
+        case "get":
+          print(await client.agents.get.query({ agentId: need() }));
+          return 0;
+        case "stop":
+          print(await client.agents.stop.mutate({ agentId: need() }));
+          return 0;
+        case "delete":
+          print(await client.agents.delete.mutate({ agentId: need(), force: values.force ?? false }));
+          return 0;
+        case "resume":
+          print(await client.agents.resume.mutate({ agentId: need(), answers: answersOf(values.answer) }));
+          return 0;
+        case "message": {
+          const text = positionals.slice(1).join(" ");
+          if (!text) throw new Error(USAGE);
+          const r = await client.agents.message.mutate({ agentId: need(), text });
+          print({ delivered: r.delivered, status: r.agent.status, queued: r.agent.queuedMessages.length });
+          return 0;
+        }
+        case "approvals":
+          print(await client.agents.approvals.query({ agentId: id, status: "pending" }));
+          return 0;
+        case "approve":
+        case "deny":
+          print(await client.agents.decide.mutate({ approvalId: need(), allow: sub === "approve", message: values.message }));
+          return 0;
+        case "logs":
+          return await logs(client, need(), values);
+        default:
+          throw new Error(USAGE);
+      }
+    } catch (err) {
+      throw explain(err, url);
+    }
+  },
+};
+
+type Client = ReturnType<typeof clientFrom>["client"];
+
+async function logs(client: Client, agentId: string, values: { follow?: boolean; raw?: boolean; lines?: string; from?: string }): Promise<number> {
+  const format = values.raw ? "raw" : "events";
+  const limit = values.lines ? Number(values.lines) : 100;
+  // the cursor is taken BEFORE the page is read: nothing can fall between the page and the stream
+  const { lastEventId } = await client.system.info.query();
+  const page = await client.agents.output.query({ agentId, limit, format, ...(values.from ? { fromLine: Number(values.from) } : {}) });
+  printLines(page.lines, !!values.raw);
+  if (!values.follow) return 0;
+  let next = page.fromLine + page.lines.length;
+  const info = await client.agents.get.query({ agentId: page.agentId });
+  if (!LIVE.has(info.status)) {
+    process.stderr.write(`agent ${info.alias} is ${info.status}\n`);
+    return 0;
+  }
+  return await new Promise<number>((resolve) => {
+    const sub = client.agents.onOutput.subscribe(
+      { agentId: page.agentId, lastEventId: String(lastEventId), format },
+      {
+        onData: ({ data }) => {
+          printLines(data.lines.filter((l) => l.line >= next), !!values.raw);
+          for (const l of data.lines) next = Math.max(next, l.line + 1);
+          const end = data.events.find((e) => ["agent.idle", "agent.waiting", "agent.stopped", "agent.crashed", "agent.deleted"].includes(e.type));
+          if (end) {
+            process.stderr.write(`agent ${end.type.slice("agent.".length)}\n`);
+            sub.unsubscribe();
+            resolve(0);
+          }
+        },
+        onError: (err) => {
+          process.stderr.write(`${err.message}\n`);
+          resolve(1);
+        },
+      },
+    );
+  });
+}

@@ -1,0 +1,31 @@
+import { join } from "node:path";
+import { REPO_ROOT } from "../../paths";
+
+/** The scriptable fake agent CLI (Claude's flags and stream-json output): test support and the demo. */
+export const FAKE_AGENT_PATH = join(REPO_ROOT, "server", "testing", "fake-agent", "fake-agent.mjs");
+
+export type FakeAgentStep =
+  | { text: string }
+  | { thinking: string }
+  | { write: { path: string; content: string } }
+  | { bash: string }
+  | { sleep: number }
+  | { signal: unknown }
+  | { done: string }
+  | { questions: { id: string; question: string }[] }
+  | { result: string; isError?: boolean; subtype?: string }
+  | { hang: true }
+  | { crash: number }
+  | { exit: number }
+  | { stderr: string }
+  | { hugeLine: number }
+  | { lines: { count: number; perSecond?: number; textBytes?: number } }
+  | { rateLimit: { resetsAt?: string } }
+  | { permission: { tool: string; input: Record<string, unknown> } };
+
+export type FakeAgentScript = FakeAgentStep[] | { steps: FakeAgentStep[]; resume?: FakeAgentStep[][] };
+
+/** A task with the fake agent's script embedded as a ```fake-agent block. */
+export function fakeAgentPrompt(task: string, script: FakeAgentScript): string {
+  return `${task}\n\n\`\`\`fake-agent\n${JSON.stringify(script)}\n\`\`\`\n`;
+}

@@ -1,0 +1,169 @@
+import { z } from "zod";
+import { AgentStatus } from "./statuses";
+
+/**
+ * The wire contract of CLI coding agents: normalized stream events (what every provider's line
+ * parser produces and the dashboard renders), agent records, and the agents.* API inputs.
+ */
+
+export const PermissionMode = z.enum(["bypass", "acceptEdits", "ask"]);
+export type PermissionMode = z.infer<typeof PermissionMode>;
+
+export const AgentMode = z.enum(["execute", "plan", "discuss", "refine", "review"]);
+export type AgentMode = z.infer<typeof AgentMode>;
+
+/** Token counts and cost of one process run (a session number) of an agent, as totals so far. */
+export const AgentUsage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative().optional(),
+  cacheWriteTokens: z.number().int().nonnegative().optional(),
+  reasoningTokens: z.number().int().nonnegative().optional(),
+  costUsd: z.number().nonnegative().optional(),
+});
+export type AgentUsage = z.infer<typeof AgentUsage>;
+
+/**
+ * One normalized event parsed from a CLI's output line. A line yields zero or more of these.
+ * - `usage` carries the TOTALS of the current process run so far (a later usage event of the
+ *   same run replaces an earlier one; runs are summed). Parsers convert per-message or cumulative
+ *   provider figures into that shape, so nothing is counted twice.
+ * - `error` with `fatal: false` is a warning (e.g. codex's `error` item about model metadata).
+ * - `raw` is a line no parser understood (plain text CLIs, stderr noise).
+ */
+export const AgentStreamEvent = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("session"), sessionId: z.string(), model: z.string().optional(), cwd: z.string().optional() }),
+  z.object({ kind: z.literal("text"), text: z.string(), messageId: z.string().optional() }),
+  z.object({ kind: z.literal("thinking"), text: z.string(), messageId: z.string().optional() }),
+  z.object({ kind: z.literal("tool_call"), id: z.string(), name: z.string(), input: z.unknown().optional() }),
+  z.object({
+    kind: z.literal("tool_result"),
+    id: z.string(),
+    /** The tool's name when the parser has paired the result with its call. */
+    name: z.string().optional(),
+    output: z.string(),
+    isError: z.boolean(),
+  }),
+  z.object({ kind: z.literal("usage"), usage: AgentUsage }),
+  z.object({
+    kind: z.literal("result"),
+    isError: z.boolean(),
+    message: z.string(),
+    subtype: z.string().optional(),
+    sessionId: z.string().optional(),
+    numTurns: z.number().int().optional(),
+    durationMs: z.number().optional(),
+    permissionDenials: z.array(z.object({ toolName: z.string(), input: z.unknown().optional() })).optional(),
+  }),
+  z.object({ kind: z.literal("error"), message: z.string(), fatal: z.boolean() }),
+  z.object({
+    kind: z.literal("rate_limit"),
+    message: z.string(),
+    /** ISO time the provider said the limit resets, when it said so. */
+    resetsAt: z.string().optional(),
+  }),
+  z.object({ kind: z.literal("system"), subtype: z.string(), message: z.string() }),
+  z.object({ kind: z.literal("raw"), text: z.string() }),
+]);
+export type AgentStreamEvent = z.infer<typeof AgentStreamEvent>;
+export type AgentStreamEventKind = AgentStreamEvent["kind"];
+
+/** The completion signal an agent writes to `.switchyard/output/signal.json` as its last act. */
+export const AgentSignal = z.discriminatedUnion("status", [
+  z.object({ status: z.literal("done"), result: z.object({ message: z.string() }).passthrough() }).passthrough(),
+  z.object({
+    status: z.literal("questions"),
+    questions: z.array(z.object({ id: z.string().min(1), question: z.string().min(1) }).passthrough()).min(1),
+  }).passthrough(),
+  z.object({ status: z.literal("error"), error: z.string() }).passthrough(),
+]);
+export type AgentSignal = z.infer<typeof AgentSignal>;
+
+export const AgentQuestion = z.object({ id: z.string(), question: z.string() });
+export type AgentQuestion = z.infer<typeof AgentQuestion>;
+
+export const QueuedMessage = z.object({ id: z.string(), text: z.string(), queuedAt: z.string() });
+export type QueuedMessage = z.infer<typeof QueuedMessage>;
+
+export const ApprovalStatus = z.enum(["pending", "allowed", "denied", "expired"]);
+export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
+
+/** A tool call an agent in `ask` mode wants to make, waiting for a human. */
+export const AgentApproval = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  toolName: z.string(),
+  input: z.unknown().optional(),
+  status: ApprovalStatus,
+  message: z.string().nullable(),
+  createdAt: z.string(),
+  decidedAt: z.string().nullable(),
+});
+export type AgentApproval = z.infer<typeof AgentApproval>;
+
+/** An agent as the API returns it. */
+export const AgentInfo = z.object({
+  id: z.string(),
+  alias: z.string(),
+  provider: z.string(),
+  status: AgentStatus,
+  /** Why it is in that status (crash reason, stop reason...), when there is one. */
+  statusReason: z.string().nullable(),
+  mode: AgentMode,
+  permissionMode: PermissionMode,
+  prompt: z.string(),
+  model: z.string().nullable(),
+  repoPath: z.string().nullable(),
+  baseRef: z.string().nullable(),
+  branch: z.string().nullable(),
+  workspacePath: z.string(),
+  workspaceKind: z.enum(["worktree", "directory"]),
+  sessionId: z.string().nullable(),
+  /** 1 for the spawn, +1 for every resume. */
+  sessionNumber: z.number().int(),
+  pid: z.number().int().nullable(),
+  result: z.string().nullable(),
+  pendingQuestions: z.array(AgentQuestion),
+  queuedMessages: z.array(QueuedMessage),
+  usage: AgentUsage,
+  /** Lines of output persisted so far (all sessions). */
+  lineCount: z.number().int(),
+  taskId: z.string().nullable(),
+  phaseId: z.string().nullable(),
+  initiativeId: z.string().nullable(),
+  accountId: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
+export type AgentInfo = z.infer<typeof AgentInfo>;
+
+export const SpawnAgentInput = z.object({
+  provider: z.string().min(1),
+  prompt: z.string().min(1),
+  /** A git repository (or any directory) the agent works on; default the server's cwd. */
+  repo: z.string().min(1).optional(),
+  /** Base ref of the new branch; default the repo's current HEAD. */
+  baseRef: z.string().min(1).optional(),
+  mode: AgentMode.default("execute"),
+  permissionMode: PermissionMode.default("acceptEdits"),
+  model: z.string().min(1).optional(),
+  alias: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "lowercase letters, digits and dashes").optional(),
+  taskId: z.string().min(1).optional(),
+  phaseId: z.string().min(1).optional(),
+  initiativeId: z.string().min(1).optional(),
+});
+export type SpawnAgentInput = z.input<typeof SpawnAgentInput>;
+
+/** One line of agent output as the log view pages it. */
+export const AgentOutputLine = z.object({
+  line: z.number().int().nonnegative(),
+  session: z.number().int(),
+  events: z.array(AgentStreamEvent),
+  /** The raw line, only when asked for (format "raw" or "both"); truncated past `maxLineBytes`. */
+  raw: z.string().optional(),
+  /** Bytes of the raw line; a parsed view of a huge line is truncated. */
+  bytes: z.number().int(),
+  truncated: z.boolean().optional(),
+});
+export type AgentOutputLine = z.infer<typeof AgentOutputLine>;

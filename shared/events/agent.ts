@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { AgentQuestion } from "../agents";
+import { AgentStatus } from "../statuses";
+
+/**
+ * CLI-agent lifecycle and output events (scope: agentId). `agent.output` points at a persisted
+ * chunk of raw output lines (written BEFORE the event); readers page the lines themselves, so an
+ * event stays small whatever the line sizes are.
+ */
+const status = AgentStatus;
+const reason = z.string().max(2000).optional();
+
+export const AgentEvents = {
+  "agent.spawned": z.object({ alias: z.string(), provider: z.string(), status, pid: z.number().int().optional(), workspacePath: z.string(), branch: z.string().nullable() }),
+  "agent.output": z.object({
+    session: z.number().int(),
+    chunkId: z.number().int(),
+    fromLine: z.number().int().nonnegative(),
+    lineCount: z.number().int().positive(),
+    bytes: z.number().int().nonnegative(),
+  }),
+  "agent.status_changed": z.object({ status, reason }),
+  "agent.waiting": z.object({ questions: z.array(AgentQuestion) }),
+  "agent.resumed": z.object({ session: z.number().int(), reason: z.enum(["answers", "message", "missing_signal", "restart"]), pid: z.number().int().optional() }),
+  "agent.idle": z.object({ result: z.string().nullable() }),
+  "agent.stopped": z.object({ reason }),
+  "agent.crashed": z.object({ reason: z.string().max(2000) }),
+  "agent.deleted": z.object({ alias: z.string() }),
+  "agent.message_queued": z.object({ messageId: z.string(), text: z.string().max(2000), queued: z.number().int() }),
+  "agent.approval_requested": z.object({ approvalId: z.string(), toolName: z.string(), input: z.unknown().optional() }),
+  "agent.approval_decided": z.object({ approvalId: z.string(), status: z.enum(["allowed", "denied", "expired"]), message: z.string().nullable() }),
+  "worktree.created": z.object({ alias: z.string(), path: z.string(), branch: z.string().nullable(), baseCommit: z.string().nullable(), kind: z.enum(["worktree", "directory"]) }),
+  "worktree.removed": z.object({ alias: z.string(), path: z.string(), branch: z.string().nullable() }),
+} as const;
