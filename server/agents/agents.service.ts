@@ -24,7 +24,7 @@ import { getProvider, listProviders, resolveCommand } from "./providers";
 import type { ProviderAdapter } from "./providers/types";
 import { createWorkspace, removeWorkspace, workspaceChanges, workspaceDiff, type Workspace } from "./workspace";
 
-export type AgentsConfig = Pick<Config, "home" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl">;
+export type AgentsConfig = Pick<Config, "home" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey">;
 
 export interface AgentsServiceOptions {
   db: Db;
@@ -207,7 +207,7 @@ export class AgentsService {
       serverUrl: this.opts.serverUrl(),
       token: agentToken(this.secret, row.id),
       binDir: this.binDir,
-      baseEnv: this.opts.env ?? process.env,
+      baseEnv: this.agentBaseEnv(),
       endpoints: { anthropicBaseUrl: this.opts.config.anthropicBaseUrl, openaiBaseUrl: this.opts.config.openaiBaseUrl },
     });
     const updated = this.records.update(row.id, {
@@ -227,6 +227,16 @@ export class AgentsService {
     this.attach(updated, launched);
     await this.publish(row.id, "agent.status_changed", { status: "running" });
     return launched;
+  }
+
+  /** The server's environment plus the configured API keys (they may come from the config file). */
+  private agentBaseEnv(): NodeJS.ProcessEnv {
+    const { anthropicApiKey, openaiApiKey } = this.opts.config;
+    return {
+      ...(this.opts.env ?? process.env),
+      ...(anthropicApiKey ? { ANTHROPIC_API_KEY: anthropicApiKey } : {}),
+      ...(openaiApiKey ? { OPENAI_API_KEY: openaiApiKey } : {}),
+    };
   }
 
   private attach(row: AgentRow, launched?: LaunchResult): void {
