@@ -111,6 +111,8 @@ export const AgentInfo = z.object({
   statusReason: z.string().nullable(),
   mode: AgentMode,
   permissionMode: PermissionMode,
+  /** The task as given; `prompt` is what the CLI got (the task in its mode's template). */
+  task: z.string(),
   prompt: z.string(),
   model: z.string().nullable(),
   repoPath: z.string().nullable(),

@@ -55,6 +55,7 @@ export function toAgentInfo(row: AgentRow): AgentInfo {
     statusReason: row.statusReason,
     mode: row.mode as AgentInfo["mode"],
     permissionMode: row.permissionMode as AgentInfo["permissionMode"],
+    task: row.task,
     prompt: row.prompt,
     model: row.model,
     repoPath: row.repoPath,

@@ -1,0 +1,65 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { expect, test } from "./fixtures/server";
+
+const ARTIFACTS = resolve(import.meta.dirname, "artifacts");
+mkdirSync(ARTIFACTS, { recursive: true });
+
+function makeRepo(): string {
+  const repo = mkdtempSync(join(tmpdir(), "switchyard-e2e-repo-"));
+  const env = { ...process.env, GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@x.invalid", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@x.invalid" };
+  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo, env });
+  writeFileSync(join(repo, "README.md"), "# e2e\n");
+  execFileSync("git", ["add", "."], { cwd: repo, env });
+  execFileSync("git", ["commit", "-qm", "initial"], { cwd: repo, env });
+  return repo;
+}
+
+const script = (steps: unknown) => `Pick the colours.\n\n\`\`\`fake-agent\n${JSON.stringify(steps)}\n\`\`\`\n`;
+
+test("spawn a fake agent from the form, watch its log, answer its question, see it resume and finish", async ({ page }) => {
+  const repo = makeRepo();
+  try {
+    await page.goto("/agents");
+    await expect(page.getByRole("heading", { name: "No agents yet" })).toBeVisible();
+    await page.screenshot({ path: join(ARTIFACTS, "agents-empty.png") });
+    await page.getByRole("button", { name: "Start an agent" }).click();
+    const form = page.getByTestId("spawn-agent-form");
+    await form.getByLabel("Provider").selectOption("fake");
+    await form.getByLabel("Repository or directory").fill(repo);
+    await form.getByRole("button", { name: "Start agent" }).click();
+    await expect(form.getByRole("alert")).toHaveText(/Write a task/);
+    await form.getByLabel("Task").fill(
+      script({
+        steps: [{ text: "Reading the palette" }, { bash: "echo palette > palette.txt" }, { questions: [{ id: "q1", question: "Which colour should lead?" }] }],
+        resume: [[{ text: "Using the answer" }, { write: { path: "choice.txt", content: "chosen\n" } }, { done: "Colours picked" }]],
+      }),
+    );
+    await form.getByRole("button", { name: "Start agent" }).click();
+    await expect(page).toHaveURL(/\/agents\/agent_/);
+    await expect(page.getByTestId("agent-status")).toHaveAttribute("data-status", "waiting_for_input", { timeout: 20_000 });
+    const log = page.getByTestId("agent-log");
+    await expect(log).toContainText("Reading the palette");
+    await expect(log.getByTestId("tool-call").first()).toContainText("Bash");
+    await page.screenshot({ path: join(ARTIFACTS, "agent-waiting.png"), fullPage: true });
+    await page.getByLabel("Answer to q1").fill("Teal first");
+    await page.getByRole("button", { name: "Answer and resume" }).click();
+    await expect(page.getByTestId("agent-status")).toHaveAttribute("data-status", "idle", { timeout: 20_000 });
+    await expect(page.getByTestId("agent-result")).toContainText("Colours picked");
+    await expect(log).toContainText("you: Here are the answers");
+    await expect(log).toContainText("Using the answer");
+    const ids = await log.getByTestId("agent-log-line").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-line"))));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    await page.screenshot({ path: join(ARTIFACTS, "agent-done.png"), fullPage: true });
+    await page.goto("/agents");
+    await expect(page.getByTestId("agent-row")).toHaveCount(1);
+    await expect(page.getByTestId("agent-row").getByTestId("agent-status")).toHaveAttribute("data-status", "idle");
+    await page.screenshot({ path: join(ARTIFACTS, "agents-list.png") });
+    expect(existsSync(join(repo, "choice.txt"))).toBe(false);
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});

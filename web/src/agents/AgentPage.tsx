@@ -1,0 +1,141 @@
+import { useState, type FormEvent } from "react";
+import type { AgentInfo } from "../../../shared/agents";
+import { Button, fieldClass } from "../components/Button";
+import { PageHeader } from "../components/PageHeader";
+import { QueryError } from "../components/QueryError";
+import { errorMessage } from "../lib/errors";
+import { navigate } from "../router/history";
+import { Link } from "../router/Link";
+import { trpc } from "../trpc";
+import { AgentLog } from "./AgentLog";
+import { AgentStatusBadge } from "./AgentStatusBadge";
+import { useAgentsLiveRefresh } from "./useAgentsLiveRefresh";
+
+const LIVE = new Set(["starting", "running"]);
+
+export function AgentPage({ id }: { id: string }) {
+  const utils = trpc.useUtils();
+  const agent = trpc.agents.get.useQuery({ agentId: id });
+  const approvals = trpc.agents.approvals.useQuery({ agentId: id, status: "pending" });
+  useAgentsLiveRefresh(() => {
+    void utils.agents.get.invalidate({ agentId: id });
+    void utils.agents.approvals.invalidate();
+  }, id);
+  const crumbs = <Link href="/agents" className="hover:underline">Agents</Link>;
+  if (agent.isPending) return <PageHeader title="Agent" crumbs={crumbs} description="" />;
+  if (agent.isError || !agent.data) {
+    return (
+      <>
+        <PageHeader title="Agent" crumbs={crumbs} description="" />
+        <QueryError title="Cannot load this agent" error={agent.error} onRetry={() => void agent.refetch()} />
+      </>
+    );
+  }
+  const a = agent.data;
+  return (
+    <>
+      <PageHeader title={a.alias} crumbs={crumbs} description={`${a.provider} · ${a.mode} · ${a.permissionMode}`} actions={<Actions agent={a} />} />
+      <div className="mt-4 flex flex-wrap items-center gap-3 text-sm text-zinc-600 dark:text-zinc-400">
+        <AgentStatusBadge status={a.status} />
+        {a.statusReason && <span data-testid="agent-reason">{a.statusReason}</span>}
+        <span className="font-mono text-xs">{a.branch ?? a.workspacePath}</span>
+        <span className="text-xs">session {a.sessionNumber}</span>
+        <span className="text-xs tabular-nums">{a.usage.inputTokens.toLocaleString()} in · {a.usage.outputTokens.toLocaleString()} out{a.usage.costUsd !== undefined ? ` · $${a.usage.costUsd.toFixed(4)}` : ""}</span>
+      </div>
+      <details className="mt-3 text-sm">
+        <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">Task</summary>
+        <p className="mt-1 whitespace-pre-wrap text-zinc-800 dark:text-zinc-200">{a.task}</p>
+      </details>
+      {a.result && (
+        <div data-testid="agent-result" className="mt-4 rounded-xl border border-emerald-200 bg-emerald-50 p-3 text-sm text-emerald-900 dark:border-emerald-900/60 dark:bg-emerald-950/40 dark:text-emerald-200">
+          <b>Result:</b> {a.result}
+        </div>
+      )}
+      {a.status === "waiting_for_input" && <QuestionsForm agent={a} />}
+      {(approvals.data ?? []).map((ap) => <ApprovalCard key={ap.id} approval={ap} />)}
+      <MessageForm agent={a} />
+      <AgentLog agentId={a.id} live={LIVE.has(a.status)} />
+    </>
+  );
+}
+
+function Actions({ agent }: { agent: AgentInfo }) {
+  const stop = trpc.agents.stop.useMutation();
+  const del = trpc.agents.delete.useMutation({ onSuccess: () => navigate("/agents") });
+  return (
+    <div className="flex items-center gap-2">
+      {LIVE.has(agent.status) && <Button variant="danger" onClick={() => stop.mutate({ agentId: agent.id })} disabled={stop.isPending}>Stop</Button>}
+      <Button
+        variant="ghost"
+        onClick={() => {
+          if (window.confirm(`Delete ${agent.alias} and its worktree? Its log is kept.`)) del.mutate({ agentId: agent.id, force: false });
+        }}
+      >
+        Delete
+      </Button>
+      {(stop.error ?? del.error) && <span role="alert" className="text-sm text-red-600">{errorMessage(stop.error ?? del.error)}</span>}
+    </div>
+  );
+}
+
+function QuestionsForm({ agent }: { agent: AgentInfo }) {
+  const [answers, setAnswers] = useState<Record<string, string>>({});
+  const resume = trpc.agents.resume.useMutation();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    resume.mutate({ agentId: agent.id, answers });
+  };
+  return (
+    <form onSubmit={submit} data-testid="agent-questions" className="mt-4 space-y-3 rounded-xl border border-amber-300 bg-amber-50 p-4 dark:border-amber-700/60 dark:bg-amber-950/30">
+      <h2 className="text-sm font-semibold text-amber-900 dark:text-amber-200">{agent.alias} needs your answers</h2>
+      {agent.pendingQuestions.map((q) => (
+        <label key={q.id} className="block text-sm text-zinc-800 dark:text-zinc-200">
+          {q.question}
+          <textarea required rows={2} value={answers[q.id] ?? ""} onChange={(e) => setAnswers({ ...answers, [q.id]: e.target.value })} className={`${fieldClass} mt-1`} aria-label={`Answer to ${q.id}`} />
+        </label>
+      ))}
+      <div className="flex items-center gap-3">
+        <Button type="submit" variant="primary" disabled={resume.isPending}>Answer and resume</Button>
+        {resume.error && <span role="alert" className="text-sm text-red-600">{errorMessage(resume.error)}</span>}
+      </div>
+    </form>
+  );
+}
+
+function ApprovalCard({ approval }: { approval: { id: string; toolName: string; input?: unknown } }) {
+  const decide = trpc.agents.decide.useMutation();
+  return (
+    <div data-testid="agent-approval" className="mt-4 rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm dark:border-amber-700/60 dark:bg-amber-950/30">
+      <p className="font-semibold text-amber-900 dark:text-amber-200">Allow {approval.toolName}?</p>
+      <pre className="mt-1 font-mono text-xs whitespace-pre-wrap text-zinc-700 dark:text-zinc-300">{JSON.stringify(approval.input, null, 2)}</pre>
+      <div className="mt-2 flex gap-2">
+        <Button variant="primary" onClick={() => decide.mutate({ approvalId: approval.id, allow: true })} disabled={decide.isPending}>Allow</Button>
+        <Button variant="danger" onClick={() => decide.mutate({ approvalId: approval.id, allow: false })} disabled={decide.isPending}>Deny</Button>
+        {decide.error && <span role="alert" className="text-red-600">{errorMessage(decide.error)}</span>}
+      </div>
+    </div>
+  );
+}
+
+function MessageForm({ agent }: { agent: AgentInfo }) {
+  const [text, setText] = useState("");
+  const message = trpc.agents.message.useMutation({ onSuccess: () => setText("") });
+  const live = LIVE.has(agent.status);
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (text.trim()) message.mutate({ agentId: agent.id, text });
+      }}
+      className="mt-4 flex items-start gap-2"
+    >
+      <label className="flex-1">
+        <span className="sr-only">Follow-up message</span>
+        <input value={text} onChange={(e) => setText(e.target.value)} placeholder={live ? "Queue a follow-up for when it finishes this turn" : "Send a follow-up (resumes the same session)"} className={fieldClass} />
+      </label>
+      <Button type="submit" disabled={message.isPending || !text.trim()}>{live ? "Queue" : "Send"}</Button>
+      {agent.queuedMessages.length > 0 && <span data-testid="queued-count" className="self-center text-xs text-zinc-500">{agent.queuedMessages.length} queued</span>}
+      {message.error && <span role="alert" className="self-center text-sm text-red-600">{errorMessage(message.error)}</span>}
+    </form>
+  );
+}
