@@ -33,7 +33,7 @@ export interface SessionOptions {
   silenceMs: number;
   pollMs: number;
   /** Persist and publish parsed lines; awaited before the next read (backpressure). */
-  onLines(lines: string[], events: AgentStreamEvent[][], endOffset: number): Promise<void>;
+  onLines(lines: string[], endOffset: number): Promise<void>;
   onSessionId(sessionId: string): void;
   onUsage(usage: AgentUsage): void;
   onExit(outcome: SessionOutcome): void;
@@ -49,6 +49,8 @@ export class AgentSession {
   private result: SessionOutcome["result"] = null;
   private rateLimit: SessionOutcome["rateLimit"] = null;
   private lastText: string | null = null;
+  /** The newest line skipped as routine: parsed only if its text is needed (the last words). */
+  private lastRoutine: string | null = null;
   private lastOutputAt = Date.now();
   private resultSeenAt: number | null = null;
   private watchdog: SessionOutcome["watchdog"] = null;
@@ -81,9 +83,16 @@ export class AgentSession {
 
   private async handleLines(lines: string[], endOffset: number): Promise<void> {
     this.lastOutputAt = Date.now();
-    const events = lines.map((line) => (line.trim() === "" ? [] : this.opts.parser.parseLine(line)));
-    for (const list of events) for (const e of list) this.observe(e);
-    await this.opts.onLines(lines, events, endOffset);
+    const parser = this.opts.parser;
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      if (parser.isRoutine?.(line)) {
+        this.lastRoutine = line;
+        continue;
+      }
+      for (const e of parser.parseLine(line)) this.observe(e);
+    }
+    await this.opts.onLines(lines, endOffset);
   }
 
   private observe(e: AgentStreamEvent): void {
@@ -93,6 +102,7 @@ export class AgentSession {
         break;
       case "text":
         this.lastText = e.text;
+        this.lastRoutine = null;
         break;
       case "usage":
         this.opts.onUsage(e.usage);
@@ -169,6 +179,10 @@ export class AgentSession {
     if (this.detached) return;
     this.finished = true;
     const exitCode = readExitCode(this.opts.exitCodePath) ?? (this.opts.exited ? await this.opts.exited : null);
+    if (this.lastRoutine !== null) {
+      const text = this.opts.parser.parseLine(this.lastRoutine).findLast((e) => e.kind === "text");
+      if (text?.kind === "text") this.lastText = text.text;
+    }
     this.opts.onExit({
       exitCode,
       watchdog: this.watchdog,

@@ -257,7 +257,7 @@ export class AgentsService {
       resultGraceMs: this.opts.config.agentResultGraceMs,
       silenceMs: this.opts.config.agentSilenceMs,
       pollMs: this.opts.pollMs ?? 500,
-      onLines: (lines, _events, endOffset) => this.persistLines(row.id, row.sessionNumber, lines, endOffset),
+      onLines: (lines, endOffset) => this.persistLines(row.id, row.sessionNumber, lines, endOffset),
       onSessionId: (sessionId) => {
         const current = this.records.find(row.id);
         if (current && current.sessionId !== sessionId) this.records.update(row.id, { sessionId });

@@ -1,3 +1,5 @@
+import { benchAgentIngest } from "./agent-ingest";
+import { benchAgentScale } from "./agent-scale";
 import { benchDaemonTriggers } from "./daemon-triggers";
 import { benchEventPipeline } from "./event-pipeline";
 import { benchStrategyStream } from "./strategy-stream";
@@ -16,6 +18,8 @@ const benches: Record<string, () => Promise<BenchRow[]>> = {
   events: () => benchEventPipeline(quick ? { events: 100_000, latencySeconds: 2 } : {}),
   strategy: () => benchStrategyStream(quick ? { deltas: 2_000, parallel: 4 } : {}),
   daemons: () => benchDaemonTriggers(quick ? { seconds: 2 } : {}),
+  "agent-ingest": () => benchAgentIngest(quick ? { lines: 100_000 } : {}),
+  "agent-scale": () => benchAgentScale(quick ? { agents: 20, seconds: 5 } : {}),
 };
 
 const rows: BenchRow[] = [];

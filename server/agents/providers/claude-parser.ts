@@ -50,6 +50,10 @@ export function usageOf(u: unknown, costUsd?: number): AgentUsage {
 export class ClaudeParser implements LineParser {
   private readonly toolNames = new Map<string, string>();
 
+  isRoutine(line: string): boolean {
+    return (line.startsWith('{"type":"assistant"') && !line.includes('"error":')) || line.startsWith('{"type":"user"') || line.startsWith('{"type":"stream_event"');
+  }
+
   parseLine(line: string): AgentStreamEvent[] {
     if (line.trim() === "") return [];
     let v: unknown;

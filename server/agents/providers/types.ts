@@ -40,6 +40,11 @@ export interface CommandLine {
 export interface LineParser {
   /** Parse one complete line (without its newline). Never throws: bad lines become `raw` events. */
   parseLine(line: string): AgentStreamEvent[];
+  /**
+   * True for a line that cannot change an agent's lifecycle (plain assistant text, tool results):
+   * ingestion then stores it without parsing, which keeps a 1 GB log cheap. Readers still parse it.
+   */
+  isRoutine?(line: string): boolean;
 }
 
 export interface ProviderAdapter {

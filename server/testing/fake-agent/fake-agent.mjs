@@ -4,7 +4,7 @@
 // steps. Cheap enough to run a hundred at once; used by tests and by the no-API-key demo.
 import { execSync, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 
 const argv = process.argv.slice(2);
@@ -105,19 +105,21 @@ async function askPermission(tool, input) {
   return JSON.parse(reply.result.content[0].text);
 }
 
-async function lines({ count, perSecond, textBytes = 120 }) {
+async function lines({ count, perSecond, textBytes = 120, stamp = false }) {
   const filler = "x".repeat(Math.max(0, textBytes - 12));
-  const perTick = perSecond ? Math.max(1, Math.round(perSecond / 100)) : 2000;
+  // paced output comes in bursts every 100 ms, as real CLIs flush it (and 100 fakes stay cheap)
+  const perTick = perSecond ? Math.max(1, Math.round(perSecond / 10)) : 2000;
   let n = 0;
   while (n < count) {
     let batch = "";
     const end = Math.min(count, n + perTick);
+    const t = stamp ? ` t=${Date.now()}` : "";
     for (; n < end; n++) {
       msgN++;
-      batch += `{"type":"assistant","message":{"id":"msg_fake_${msgN}","type":"message","role":"assistant","model":"fake-agent","content":[{"type":"text","text":"line ${n} ${filler}"}],"stop_reason":null},"session_id":"${sessionId}"}\n`;
+      batch += `{"type":"assistant","message":{"id":"msg_fake_${msgN}","type":"message","role":"assistant","model":"fake-agent","content":[{"type":"text","text":"line ${n}${t} ${filler}"}],"stop_reason":null},"session_id":"${sessionId}"}\n`;
     }
     writeSync(1, batch);
-    if (perSecond) await sleep(10);
+    if (perSecond) await sleep(100);
   }
   lastText = `wrote ${count} lines`;
 }
@@ -132,6 +134,7 @@ async function run(steps) {
       case "write": doWrite(v); break;
       case "bash": runBash(v, toolUse("Bash", { command: v })); break;
       case "sleep": await sleep(v); break;
+      case "waitFile": while (!existsSync(v)) await sleep(50); break;
       case "signal": writeSignal(v); break;
       case "done": writeSignal({ status: "done", result: { message: v } }); result(v); break;
       case "questions": writeSignal({ status: "questions", questions: v }); result(`Questions: ${v.map((q) => q.question).join(" / ")}`); break;
@@ -142,6 +145,15 @@ async function run(steps) {
       case "stderr": process.stderr.write(`${v}\n`); break;
       case "hugeLine": text("y".repeat(v)); break;
       case "lines": await lines(v); break;
+      case "catFile": {
+        // copy a prepared file to stdout as fast as the OS allows (ingest benchmarks)
+        const fd = openSync(v, "r");
+        const buf = Buffer.allocUnsafe(8 << 20);
+        for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) writeSync(1, buf, 0, n);
+        closeSync(fd);
+        lastText = `copied ${v}`;
+        break;
+      }
       case "rateLimit": {
         const reset = Math.floor((v?.resetsAt ? Date.parse(v.resetsAt) : Date.now() + 3600_000) / 1000);
         const msg = `Claude AI usage limit reached|${reset}`;

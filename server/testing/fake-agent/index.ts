@@ -10,6 +10,7 @@ export type FakeAgentStep =
   | { write: { path: string; content: string } }
   | { bash: string }
   | { sleep: number }
+  | { waitFile: string }
   | { signal: unknown }
   | { done: string }
   | { questions: { id: string; question: string }[] }
@@ -19,7 +20,8 @@ export type FakeAgentStep =
   | { exit: number }
   | { stderr: string }
   | { hugeLine: number }
-  | { lines: { count: number; perSecond?: number; textBytes?: number } }
+  | { lines: { count: number; perSecond?: number; textBytes?: number; stamp?: boolean } }
+  | { catFile: string }
   | { rateLimit: { resetsAt?: string } }
   | { permission: { tool: string; input: Record<string, unknown> } };
 

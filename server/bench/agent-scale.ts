@@ -1,0 +1,101 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createSwitchyardClient } from "../client";
+import { makeRepo } from "../testing/agents-world";
+import { fakeAgentPrompt } from "../testing/fake-agent";
+import { removeHome, spawnServer, tempHome } from "../testing/server-harness";
+import { fmt, percentile, type BenchRow } from "./table";
+
+function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(f[11]) + Number(f[12]); // utime + stime
+}
+
+/**
+ * Scale: `agents` fake agents in worktrees write `rate` stamped lines per second each for
+ * `seconds`; the server's peak RSS and CPU, and the latency from a line written (its stamp) to its
+ * delivery on an `agents.onOutput` SSE subscription (every 10th agent followed), p50 and p99.
+ */
+export async function benchAgentScale(options: { agents?: number; rate?: number; seconds?: number } = {}): Promise<BenchRow[]> {
+  const count = options.agents ?? 100;
+  const rate = options.rate ?? 200;
+  const seconds = options.seconds ?? 10;
+  const home = tempHome("switchyard-bench-");
+  const repo = makeRepo("switchyard-bench-repo-");
+  const server = await spawnServer({ home, build: true, env: { SWITCHYARD_LOG_LEVEL: "warn" } });
+  const pid = server.proc.pid!;
+  const latencies: number[] = [];
+  const subs: Array<{ unsubscribe(): void }> = [];
+  let peakRss = rssOf(pid);
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(pid))), 100);
+  try {
+    const api = createSwitchyardClient({ url: server.url });
+    const { lastEventId } = await api.system.info.query();
+    // every agent starts writing at the same moment, once all are spawned (the steady state)
+    const go = join(home, "go");
+    const script = [{ waitFile: go }, { lines: { count: rate * seconds, perSecond: rate, textBytes: 100, stamp: true } }, { done: "ok" }];
+    const agents = [];
+    let watchedCount = 0;
+    const follow = (agentId: string) =>
+      subs.push(
+        api.agents.onOutput.subscribe(
+          { agentId, lastEventId: String(lastEventId) },
+          {
+            onData: ({ data }) => {
+              const now = Date.now();
+              for (const l of data.lines) {
+                for (const e of l.events) {
+                  const m = e.kind === "text" ? / t=(\d+) /.exec(e.text) : null;
+                  if (m) latencies.push(now - Number(m[1]));
+                }
+              }
+            },
+          },
+        ),
+      );
+    for (let i = 0; i < count; i++) {
+      const a = await api.agents.spawn.mutate({ provider: "fake", repo, prompt: fakeAgentPrompt(`scale ${i}`, script) });
+      agents.push(a);
+      // a dashboard watches a few agents at a time: every 10th agent is followed over SSE, from its spawn
+      if (i % 10 === 0) {
+        follow(a.id);
+        watchedCount++;
+      }
+    }
+    writeFileSync(go, "");
+    const cpuBefore = cpuTicks(pid);
+    const t0 = performance.now();
+    // one listing every 500 ms (polling each agent would be the load measured)
+    const ids = new Set(agents.map((a) => a.id));
+    let done = (await api.agents.list.query({})).filter((a) => ids.has(a.id));
+    while (done.some((a) => a.status === "running" || a.status === "starting") && performance.now() - t0 < (seconds + 120) * 1000) {
+      await new Promise((r) => setTimeout(r, 500));
+      done = (await api.agents.list.query({})).filter((a) => ids.has(a.id));
+    }
+    const elapsed = (performance.now() - t0) / 1000;
+    const cpu = (cpuTicks(pid) - cpuBefore) / 100 / elapsed; // cores busy on average (100 ticks/s)
+    await new Promise((r) => setTimeout(r, 500));
+    const sorted = latencies.sort((a, b) => a - b);
+    const expected = watchedCount * rate * seconds;
+    const idle = done.filter((d) => d.status === "idle").length;
+    return [
+      { bench: "agent scale", metric: `${count} agents x ${rate} lines/s for ${seconds} s: finished`, value: `${idle}/${count}, ${sorted.length.toLocaleString("en-US")}/${expected.toLocaleString("en-US")} lines delivered to ${watchedCount} SSE followers`, goal: "all", met: idle === count && sorted.length === expected },
+      { bench: "agent scale", metric: "server peak RSS", value: fmt.mb(peakRss), goal: "< 400 MB", met: peakRss < 400 * 1024 * 1024 },
+      { bench: "agent scale", metric: "server CPU (cores, average)", value: cpu.toFixed(2), goal: "-" },
+      { bench: "agent scale", metric: "line written -> SSE delivery p50", value: fmt.ms(percentile(sorted, 50)), goal: "-" },
+      { bench: "agent scale", metric: "line written -> SSE delivery p99", value: fmt.ms(percentile(sorted, 99)), goal: "< 50 ms", met: percentile(sorted, 99) < 50 },
+    ];
+  } finally {
+    clearInterval(sampler);
+    for (const s of subs) s.unsubscribe();
+    await server.kill("SIGTERM");
+    removeHome(home);
+    removeHome(repo);
+  }
+}
