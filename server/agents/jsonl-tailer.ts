@@ -34,6 +34,9 @@ export class JsonlTailer {
   private reading: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** One read buffer per tailer, reused (lines are copied out when decoded). */
+  private buf: Buffer | undefined;
+  private polls = 0;
 
   constructor(private readonly opts: TailerOptions) {
     this.position = opts.offset ?? 0;
@@ -46,7 +49,7 @@ export class JsonlTailer {
 
   start(): void {
     this.watchFile();
-    this.timer = setInterval(() => this.kick(), this.opts.pollMs ?? 200);
+    this.timer = setInterval(() => this.poll(), this.opts.pollMs ?? 200);
     this.timer.unref();
     this.kick();
   }
@@ -77,14 +80,20 @@ export class JsonlTailer {
     this.watcher = undefined;
   }
 
+  /** The fallback: with a working fs.watch only every 5th tick reads (and checks for truncation). */
+  private poll(): void {
+    this.polls++;
+    if (!this.watcher || this.polls % 5 === 0) this.kick(true);
+  }
+
   /** Schedule a read; coalesces with one in progress. */
-  private kick(): void {
+  private kick(checkSize = false): void {
     if (this.stopped) return;
     if (this.reading) {
       this.again = true;
       return;
     }
-    this.reading = this.readAvailable(false)
+    this.reading = this.readAvailable(false, checkSize)
       .catch((err: Error) => this.opts.onError?.(err))
       .finally(() => {
         this.reading = undefined;
@@ -122,19 +131,22 @@ export class JsonlTailer {
     }
   }
 
-  private async readAvailable(final: boolean): Promise<void> {
+  private async readAvailable(final: boolean, checkSize = true): Promise<void> {
     const handle = await this.ensureOpen();
     if (!handle) return;
-    const { size } = await handle.stat();
-    if (size < this.position) {
-      this.opts.onError?.(new Error(`${this.opts.path} shrank below the read offset (${size} < ${this.position})`));
-      return;
+    if (checkSize) {
+      const { size } = await handle.stat();
+      if (size < this.position) {
+        this.opts.onError?.(new Error(`${this.opts.path} shrank below the read offset (${size} < ${this.position})`));
+        return;
+      }
     }
     let lines: string[] = [];
     let pendingBytes = 0;
-    const buf = Buffer.allocUnsafe(READ_SIZE);
-    while (this.position < size) {
-      const { bytesRead } = await handle.read(buf, 0, Math.min(READ_SIZE, size - this.position), this.position);
+    const buf = (this.buf ??= Buffer.allocUnsafe(READ_SIZE));
+    for (;;) {
+      // read until EOF (no stat per read: a read at EOF returns 0 bytes)
+      const { bytesRead } = await handle.read(buf, 0, READ_SIZE, this.position);
       if (bytesRead === 0) break;
       this.position += bytesRead;
       let start = 0;

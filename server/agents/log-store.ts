@@ -26,6 +26,7 @@ interface Waiting {
 
 const MAX_CHUNK_LINES = 1000;
 const MAX_CHUNK_BYTES = 1 << 20;
+const COMMIT_WINDOW_MS = 4;
 
 /**
  * `agent_log_chunks`: raw output lines in batches. `append` group-commits every agent's lines of
@@ -34,7 +35,9 @@ const MAX_CHUNK_BYTES = 1 << 20;
  */
 export class AgentLogStore {
   private waiting: Waiting[] = [];
-  private timer: NodeJS.Immediate | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private pendingLines = 0;
   private readonly counters = new Map<string, { lines: number; seq: number }>();
   private readonly sqlite: Db["$client"];
   private readonly stmts;
@@ -68,13 +71,26 @@ export class AgentLogStore {
     if (lines.length === 0) return Promise.resolve([]);
     return new Promise<ChunkRef[]>((resolve, reject) => {
       this.waiting.push({ agentId, session, lines, endOffset, resolve, reject });
-      this.timer ??= setImmediate(() => this.flush());
+      this.pendingLines += lines.length;
+      if (this.pendingLines >= MAX_CHUNK_LINES) {
+        // plenty to write already: no reason to wait for more
+        if (this.timer) clearTimeout(this.timer);
+        this.timer = undefined;
+        this.immediate ??= setImmediate(() => this.flush());
+        return;
+      }
+      // a short window gathers the output of many agents into one transaction (100 agents
+      // writing in bursts would otherwise make a commit each)
+      this.timer ??= setTimeout(() => this.flush(), COMMIT_WINDOW_MS);
     });
   }
 
   flush(): void {
-    if (this.timer) clearImmediate(this.timer);
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
     this.timer = undefined;
+    this.immediate = undefined;
+    this.pendingLines = 0;
     const batch = this.waiting;
     if (batch.length === 0) return;
     this.waiting = [];

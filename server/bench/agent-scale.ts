@@ -28,7 +28,7 @@ export async function benchAgentScale(options: { agents?: number; rate?: number;
   const seconds = options.seconds ?? 10;
   const home = tempHome("switchyard-bench-");
   const repo = makeRepo("switchyard-bench-repo-");
-  const server = await spawnServer({ home, build: true, env: { SWITCHYARD_LOG_LEVEL: "warn" } });
+  const server = await spawnServer({ home, build: true, env: { SWITCHYARD_LOG_LEVEL: "warn", ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}) } });
   const pid = server.proc.pid!;
   const latencies: number[] = [];
   const subs: Array<{ unsubscribe(): void }> = [];
