@@ -38,6 +38,23 @@ export interface FileChange {
 const OWN_DIR = ".switchyard/";
 
 /**
+ * git's worktree commands are not safe to run at once on one repository (a worktree being added
+ * is read half-made by another `worktree add`): they are serialized per repository.
+ */
+const repoLocks = new Map<string, Promise<unknown>>();
+
+function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  const prev = repoLocks.get(root) ?? Promise.resolve();
+  const next = prev.then(fn, fn);
+  const settled = next.catch(() => undefined);
+  repoLocks.set(root, settled);
+  void settled.then(() => {
+    if (repoLocks.get(root) === settled) repoLocks.delete(root);
+  });
+  return next;
+}
+
+/**
  * A git worktree on branch `switchyard/<alias>` at `<worktreesDir>/<alias>`, or a plain directory
  * for a non-git path. Every git failure is fatal and typed: never fall back to the main checkout.
  */
@@ -61,23 +78,27 @@ export async function createWorkspace(req: WorkspaceRequest): Promise<Workspace>
     throw new DomainError("BASE_REF_NOT_FOUND", `Base ref "${baseRef}" does not name a commit in ${root}${hint}`);
   }
   const branch = `switchyard/${req.alias}`;
-  if (await branchExists(root, branch)) throw new DomainError("BRANCH_EXISTS", `Branch ${branch} already exists in ${root}`, { kind: "CONFLICT" });
-  try {
-    await git(["worktree", "add", "-b", branch, path, baseCommit], { cwd: root });
-  } catch (err) {
-    await rm(path, { recursive: true, force: true });
-    throw new DomainError("WORKTREE_FAILED", `Could not create the worktree: ${(err as Error).message}`, { cause: err });
-  }
+  await withRepoLock(root, async () => {
+    if (await branchExists(root, branch)) throw new DomainError("BRANCH_EXISTS", `Branch ${branch} already exists in ${root}`, { kind: "CONFLICT" });
+    try {
+      await git(["worktree", "add", "-b", branch, path, baseCommit], { cwd: root });
+    } catch (err) {
+      await rm(path, { recursive: true, force: true });
+      throw new DomainError("WORKTREE_FAILED", `Could not create the worktree: ${(err as Error).message}`, { cause: err });
+    }
+  });
   const ws: Workspace = { kind: "worktree", path, repoRoot: root, branch, baseRef, baseCommit };
   try {
     await excludeOwnDir(root);
     await copyIncludes(root, path);
     await runSetup(root, path, req);
   } catch (err) {
-    await git(["worktree", "remove", "--force", path], { cwd: root }).catch(() => undefined);
-    await rm(path, { recursive: true, force: true });
-    await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
-    await git(["branch", "-D", branch], { cwd: root }).catch(() => undefined);
+    await withRepoLock(root, async () => {
+      await git(["worktree", "remove", "--force", path], { cwd: root }).catch(() => undefined);
+      await rm(path, { recursive: true, force: true });
+      await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
+      await git(["branch", "-D", branch], { cwd: root }).catch(() => undefined);
+    });
     throw err;
   }
   return ws;
@@ -200,9 +221,9 @@ export async function removeWorkspace(ws: Workspace, opts: { force?: boolean; de
         details: { files: dirty },
       });
     }
-    await git(["worktree", "remove", "--force", ws.path], { cwd: root }).catch(async () => rm(ws.path, { recursive: true, force: true }));
+    await withRepoLock(root, () => git(["worktree", "remove", "--force", ws.path], { cwd: root }).catch(async () => rm(ws.path, { recursive: true, force: true })));
   }
-  await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
+  await withRepoLock(root, () => git(["worktree", "prune"], { cwd: root }).catch(() => undefined));
   if (opts.deleteBranch && ws.branch && (await branchExists(root, ws.branch))) {
     const ahead = ws.baseCommit ? Number((await git(["rev-list", "--count", `${ws.baseCommit}..${ws.branch}`], { cwd: root })).trim()) : 1;
     if (ahead === 0 || opts.force) await git(["branch", "-D", ws.branch], { cwd: root });
