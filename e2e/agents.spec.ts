@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect, test } from "./fixtures/server";
+import { mutate } from "./helpers";
 
 const ARTIFACTS = resolve(import.meta.dirname, "artifacts");
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -59,6 +60,44 @@ test("spawn a fake agent from the form, watch its log, answer its question, see 
     await expect(page.getByTestId("agent-row").getByTestId("agent-status")).toHaveAttribute("data-status", "idle");
     await page.screenshot({ path: join(ARTIFACTS, "agents-list.png") });
     expect(existsSync(join(repo, "choice.txt"))).toBe(false);
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
+test("answer an agent's question and approve another's tool call from the Inbox; the count badge follows", async ({ page, request }) => {
+  const repo = makeRepo();
+  try {
+    await page.goto("/inbox");
+    await expect(page.getByRole("heading", { name: "Nothing needs you" })).toBeVisible();
+    const asker = await mutate<{ id: string }>(request, "agents.spawn", {
+      provider: "fake",
+      repo,
+      prompt: script({ steps: [{ questions: [{ id: "q1", question: "Which database?" }] }], resume: [[{ done: "Using the answer" }]] }),
+    });
+    const worker = await mutate<{ id: string }>(request, "agents.spawn", {
+      provider: "fake",
+      repo,
+      permissionMode: "ask",
+      prompt: script([{ permission: { tool: "Bash", input: { command: "touch approved.txt" } } }, { done: "Ran it" }]),
+    });
+    await expect(page.getByTestId("inbox-count")).toHaveText("2", { timeout: 20_000 });
+    await expect(page.getByTestId("inbox-item")).toHaveCount(2);
+    await page.screenshot({ path: join(ARTIFACTS, "inbox.png"), fullPage: true });
+    const approval = page.locator('[data-testid="inbox-item"][data-kind="agent_approval"]');
+    await expect(approval).toContainText("touch approved.txt");
+    await approval.getByRole("button", { name: "Allow" }).click();
+    await expect(page.getByTestId("inbox-count")).toHaveText("1");
+    const question = page.locator('[data-testid="inbox-item"][data-kind="agent_question"]');
+    await question.getByLabel("Answer to q1").fill("SQLite");
+    await question.getByRole("button", { name: "Answer and resume" }).click();
+    await expect(page.getByRole("heading", { name: "Nothing needs you" })).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId("inbox-count")).toHaveCount(0);
+    for (const id of [asker.id, worker.id]) {
+      await page.goto(`/agents/${id}`);
+      await expect(page.getByTestId("agent-status")).toHaveAttribute("data-status", "idle", { timeout: 20_000 });
+    }
+    await expect(page.getByTestId("agent-log")).toContainText("touch approved.txt");
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }

@@ -6,3 +6,4 @@ export * from "./strategy";
 export * from "./runs";
 export * from "./comma";
 export * from "./agents";
+export * from "./inbox";

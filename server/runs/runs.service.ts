@@ -314,6 +314,16 @@ export class RunsService {
     };
   }
 
+  /** Every open input, question and permission request of the live runs (for the inbox). */
+  openRequests(): Array<{ runId: string; strategyName: string; request: PendingRequest }> {
+    const out: Array<{ runId: string; strategyName: string; request: PendingRequest }> = [];
+    for (const run of this.active.values()) {
+      if (run.status !== "running") continue;
+      for (const request of run.pendingRequests()) out.push({ runId: run.runId, strategyName: run.config.strategy.name, request });
+    }
+    return out;
+  }
+
   row(runId: string) {
     return this.deps.db.select().from(runs).where(eq(runs.id, runId)).get();
   }

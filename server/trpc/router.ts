@@ -1,4 +1,5 @@
 import { agentsRouter } from "../agents/agents.router";
+import { inboxRouter } from "../inbox/inbox.router";
 import { eventsRouter } from "../events/events.router";
 import { healthOf } from "../http/health";
 import { daemonsRouter } from "../daemons/daemons.router";
@@ -27,6 +28,7 @@ export const appRouter = router({
   models: modelsRouter,
   daemons: daemonsRouter,
   agents: agentsRouter,
+  inbox: inboxRouter,
   auth: router({
     /** Mint a one-time login link for a browser (the caller already holds the token). */
     loginLink: publicProcedure.mutation(({ ctx }) => ({ link: ctx.loginLink() })),

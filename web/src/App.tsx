@@ -59,7 +59,7 @@ function Page({ route }: { route: Route }) {
     case "daemons":
       return <DaemonsPage id={route.id} />;
     case "inbox":
-      return <InboxPage id={route.id} />;
+      return <InboxPage />;
     case "not-found":
       return <NotFoundPage path={route.path} />;
   }

@@ -5,6 +5,8 @@ import { ConnectionIndicator } from "./ConnectionIndicator";
 import { AgentsIcon, DaemonsIcon, InboxIcon, LogoIcon, OverviewIcon, RunsIcon } from "./icons";
 import { ServerStatus } from "./ServerStatus";
 import { ThemeToggle } from "./ThemeToggle";
+import { Notifier } from "../inbox/Notifier";
+import { useInbox } from "../inbox/useInbox";
 
 type NavItem = { page: PageId; href: string; label: string; Icon: ComponentType<SVGProps<SVGSVGElement>> };
 
@@ -17,6 +19,8 @@ export const NAV_ITEMS: readonly NavItem[] = [
 ];
 
 export function Sidebar({ active }: { active: PageId | "not-found" }) {
+  const { items } = useInbox();
+  const waiting = items?.length ?? 0;
   return (
     <aside className="flex shrink-0 flex-col gap-4 border-b border-zinc-200 bg-zinc-50/70 px-3 py-4 md:sticky md:top-0 md:h-screen md:w-60 md:border-r md:border-b-0 dark:border-zinc-800 dark:bg-zinc-900/40">
       <div className="flex items-center justify-between gap-2 px-2">
@@ -41,12 +45,18 @@ export function Sidebar({ active }: { active: PageId | "not-found" }) {
                 >
                   <Icon className="shrink-0 opacity-80" />
                   {label}
+                  {page === "inbox" && waiting > 0 && (
+                    <span data-testid="inbox-count" aria-label={`${waiting} waiting`} className="ml-auto rounded-full bg-amber-500 px-1.5 text-xs font-semibold text-white tabular-nums">
+                      {waiting}
+                    </span>
+                  )}
                 </Link>
               </li>
             );
           })}
         </ul>
       </nav>
+      <Notifier items={items} />
       <div className="flex flex-wrap items-center justify-between gap-3 border-t border-zinc-200 px-2 pt-4 md:block md:space-y-3 dark:border-zinc-800">
         <ServerStatus />
         <ThemeToggle />

@@ -1,0 +1,26 @@
+import { tracked } from "@trpc/server";
+import { z } from "zod";
+import { publicProcedure, router } from "../trpc/init";
+import { INBOX_EVENTS, inboxItems } from "./inbox.service";
+
+/** One place for everything waiting on a human. */
+export const inboxRouter = router({
+  list: publicProcedure.query(({ ctx }) => ({ items: inboxItems(ctx.agents, ctx.runs), lastEventId: ctx.bus.lastId })),
+  /**
+   * The whole inbox, again after every event that may change it: a (re)connecting client gets the
+   * complete current list at once, then each change; tracked by event id.
+   */
+  onChange: publicProcedure.input(z.object({ lastEventId: z.string().regex(/^\d+$/).nullish() }).strict().default({})).subscription(async function* ({ ctx, signal }) {
+    ctx.stats.sseOpened();
+    try {
+      const from = ctx.bus.lastId;
+      yield tracked(String(from), { items: inboxItems(ctx.agents, ctx.runs) });
+      for await (const batch of ctx.bus.subscribeBatches({ afterId: from, signal })) {
+        if (!batch.some((e) => INBOX_EVENTS.has(e.type))) continue;
+        yield tracked(String(batch[batch.length - 1]!.id), { items: inboxItems(ctx.agents, ctx.runs) });
+      }
+    } finally {
+      ctx.stats.sseClosed();
+    }
+  }),
+});

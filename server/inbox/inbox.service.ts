@@ -1,0 +1,35 @@
+import type { InboxItem } from "../../shared/inbox";
+import type { EventType } from "../../shared/events";
+import type { AgentsService } from "../agents/agents.service";
+import type { RunsService } from "../runs/runs.service";
+
+/** Events after which the inbox may have changed. */
+export const INBOX_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
+  "agent.waiting",
+  "agent.resumed",
+  "agent.idle",
+  "agent.stopped",
+  "agent.crashed",
+  "agent.deleted",
+  "agent.approval_requested",
+  "agent.approval_decided",
+  "run.request_opened",
+  "run.request_answered",
+  "run.completed",
+]);
+
+/** The inbox is a view over the agents' and runs' own state: nothing of it is stored twice. */
+export function inboxItems(agents: AgentsService, runs: RunsService): InboxItem[] {
+  const items: InboxItem[] = [];
+  for (const a of agents.list({ status: ["waiting_for_input"] })) {
+    items.push({ kind: "agent_question", id: `questions:${a.id}`, agentId: a.id, alias: a.alias, questions: a.pendingQuestions, createdAt: a.finishedAt ?? a.updatedAt });
+  }
+  const aliases = new Map(agents.list().map((a) => [a.id, a.alias]));
+  for (const ap of agents.approvals.list({ status: "pending" })) {
+    items.push({ kind: "agent_approval", id: ap.id, agentId: ap.agentId, alias: aliases.get(ap.agentId) ?? ap.agentId, toolName: ap.toolName, input: ap.input, createdAt: ap.createdAt });
+  }
+  for (const r of runs.openRequests()) {
+    items.push({ kind: "run_request", id: r.request.requestId, runId: r.runId, strategyName: r.strategyName, request: r.request, createdAt: r.request.createdAt });
+  }
+  return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}

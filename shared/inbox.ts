@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { AgentQuestion } from "./agents";
+import { PendingRequest } from "./runs";
+
+/** Everything waiting on a human, in one list: agents' questions and tool approvals, runs' requests. */
+export const InboxItem = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("agent_question"), id: z.string(), agentId: z.string(), alias: z.string(), questions: z.array(AgentQuestion), createdAt: z.string() }),
+  z.object({
+    kind: z.literal("agent_approval"),
+    id: z.string(),
+    agentId: z.string(),
+    alias: z.string(),
+    toolName: z.string(),
+    input: z.unknown().optional(),
+    createdAt: z.string(),
+  }),
+  z.object({ kind: z.literal("run_request"), id: z.string(), runId: z.string(), strategyName: z.string(), request: PendingRequest, createdAt: z.string() }),
+]);
+export type InboxItem = z.infer<typeof InboxItem>;
