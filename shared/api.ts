@@ -7,7 +7,6 @@ export const Health = z.object({
   /** seconds since the server started */
   uptime: z.number(),
   activeRuns: z.number().int(),
-  activeAgents: z.number().int(),
   connectedClients: z.number().int(),
 });
 export type Health = z.infer<typeof Health>;

@@ -6,7 +6,6 @@ export function healthOf(s: Services): Health {
     status: "ok",
     uptime: Math.round((Date.now() - s.startedAt) / 10) / 100,
     activeRuns: s.stats.activeRuns(),
-    activeAgents: s.agents.activeCount,
     connectedClients: s.stats.connectedClients(),
   };
 }

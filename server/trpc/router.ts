@@ -16,6 +16,8 @@ export const appRouter = router({
       home: ctx.config.home,
       authRequired: !!ctx.config.token,
       lastEventId: ctx.bus.lastId,
+      /** Agent processes being watched now (/health keeps the reference daemon's exact shape). */
+      activeAgents: ctx.agents.activeCount,
       providers: {
         anthropic: !!ctx.config.anthropicApiKey,
         openai: !!ctx.config.openaiApiKey,
