@@ -69,14 +69,14 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
 
   let boundPort = config.port;
   let sseClients = 0;
-  let agents: AgentsService | undefined;
+  const agents = new AgentsService({ db, bus, log, config, serverUrl: () => server.url() });
   const guard = createGuard({
     boundHost: config.host,
     port: () => boundPort,
     allowedHosts: config.allowedHosts,
     token: config.token,
     // an agent's own token (its SWITCHYARD_TOKEN) works as a bearer token too
-    acceptToken: (token) => agents?.agentOfToken(token) != null,
+    acceptToken: (token) => agents.agentOfToken(token) !== null,
   });
   const ws = new WsGateway(guard.check);
   const codes = new LoginCodes();
@@ -107,8 +107,6 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
         askQuestion: async () => "No human is attached to this daemon; decide on your own.",
       }),
   });
-
-  agents = new AgentsService({ db, bus, log, config, serverUrl: () => server.url() });
 
   const services: Services = {
     config,
