@@ -34,7 +34,7 @@ afterAll(async () => {
 describe("yard agent", () => {
   it("spawns, follows the log until the agent waits, answers, and lists", async () => {
     const prompt = fakeAgentPrompt("cli task", {
-      steps: [{ text: "hello from the fake" }, { sleep: 300 }, { questions: [{ id: "q1", question: "Proceed?" }] }],
+      steps: [{ text: "hello from the fake" }, { sleep: 2500 }, { text: "after the pause" }, { questions: [{ id: "q1", question: "Proceed?" }] }],
       resume: [[{ text: "resumed fine" }, { done: "finished from the cli" }]],
     });
     const spawned = await runYard(["agent", "spawn", "--provider", "fake", "--repo", repo, "--prompt", prompt]);
@@ -43,6 +43,7 @@ describe("yard agent", () => {
     const follow = await runYard(["agent", "logs", agent.id, "-f"]);
     expect(follow.code).toBe(0);
     expect(follow.out).toContain("hello from the fake");
+    expect(follow.out).toContain("after the pause"); // printed live, while following
     expect(follow.err).toContain("agent waiting");
     const answered = await runYard(["agent", "resume", agent.id, "--answer", "q1=yes, go on"]);
     expect(answered.code, answered.err).toBe(0);

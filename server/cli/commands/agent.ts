@@ -39,7 +39,7 @@ export function renderEvent(e: AgentStreamEvent): string {
     case "rate_limit":
       return `! rate limited: ${e.message}${e.resetsAt ? ` (resets ${e.resetsAt})` : ""}`;
     case "system":
-      return `· ${e.subtype}: ${e.message}`;
+      return e.subtype === "user_message" ? `you: ${e.message}` : `· ${e.subtype}: ${e.message}`;
     case "raw":
       return e.text;
   }
