@@ -108,6 +108,43 @@ describe("real Claude Code against the fake model", () => {
   });
 });
 
+describe("real Claude Code: AskUserQuestion", () => {
+  it("in ask mode turns AskUserQuestion into a question a human answers; the model gets the answer", async () => {
+    let turn = 0;
+    w.fake.setHandler((req) => {
+      if (req.api !== "anthropic" || !req.script.offeredTools.includes("Write")) return undefined;
+      turn++;
+      if (turn === 1) {
+        const input = { questions: [{ question: "Which colour?", header: "Colour", options: [{ label: "Red", description: "warm" }, { label: "Blue", description: "cool" }], multiSelect: false }] };
+        return { kind: "turn", text: "Asking.", toolCalls: [{ name: "AskUserQuestion", input }] };
+      }
+      if (turn === 2) return write(join(workspaceOf(req), ".switchyard", "output", "signal.json"), JSON.stringify({ status: "done", result: { message: `got ${req.script.toolResult ?? ""}` } }));
+      return "Done.";
+    });
+    const agent = await w.t.client.agents.spawn.mutate({ provider: "claude", repo: w.repo, prompt: "Ask me a colour. REAL_CLAUDE_AUQ", permissionMode: "ask" });
+    const deadline = Date.now() + 60_000;
+    let asked: Awaited<ReturnType<typeof w.t.client.agents.approvals.query>>[number] | undefined;
+    while (!asked && Date.now() < deadline) {
+      asked = (await w.t.client.agents.approvals.query({ agentId: agent.id, status: "pending" })).find((a) => a.toolName === "AskUserQuestion");
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    expect(asked, "no AskUserQuestion approval").toBeDefined();
+    const inbox = await w.t.client.inbox.list.query();
+    expect(inbox.items.some((i) => i.kind === "agent_approval" && i.id === asked!.id)).toBe(true);
+    await w.t.client.agents.decide.mutate({ approvalId: asked!.id, allow: true, updatedInput: { ...(asked!.input as object), answers: { "Which colour?": "Blue" } } });
+    // the Write of signal.json asks too: allow what follows
+    const end = Date.now() + 60_000;
+    let done = await w.t.client.agents.get.query({ agentId: agent.id });
+    while (done.status === "running" && Date.now() < end) {
+      for (const a of await w.t.client.agents.approvals.query({ agentId: agent.id, status: "pending" })) await w.t.client.agents.decide.mutate({ approvalId: a.id, allow: true });
+      await new Promise((r) => setTimeout(r, 150));
+      done = await w.t.client.agents.get.query({ agentId: agent.id });
+    }
+    expect(done.status, done.statusReason ?? "").toBe("idle");
+    expect(done.result).toContain("Blue");
+  });
+});
+
 describe("real Codex against the fake model", () => {
   it("runs a command in its worktree through /v1/responses and finishes", async () => {
     w.fake.setHandler(undefined);

@@ -8,6 +8,7 @@ import { navigate } from "../router/history";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
 import { AgentLog } from "./AgentLog";
+import { ApprovalForm } from "./ApprovalForm";
 import { AgentStatusBadge } from "./AgentStatusBadge";
 import { useAgentsLiveRefresh } from "./useAgentsLiveRefresh";
 
@@ -103,16 +104,10 @@ function QuestionsForm({ agent }: { agent: AgentInfo }) {
 }
 
 function ApprovalCard({ approval }: { approval: { id: string; toolName: string; input?: unknown } }) {
-  const decide = trpc.agents.decide.useMutation();
   return (
     <div data-testid="agent-approval" className="mt-4 rounded-xl border border-amber-300 bg-amber-50 p-4 text-sm dark:border-amber-700/60 dark:bg-amber-950/30">
-      <p className="font-semibold text-amber-900 dark:text-amber-200">Allow {approval.toolName}?</p>
-      <pre className="mt-1 font-mono text-xs whitespace-pre-wrap text-zinc-700 dark:text-zinc-300">{JSON.stringify(approval.input, null, 2)}</pre>
-      <div className="mt-2 flex gap-2">
-        <Button variant="primary" onClick={() => decide.mutate({ approvalId: approval.id, allow: true })} disabled={decide.isPending}>Allow</Button>
-        <Button variant="danger" onClick={() => decide.mutate({ approvalId: approval.id, allow: false })} disabled={decide.isPending}>Deny</Button>
-        {decide.error && <span role="alert" className="text-red-600">{errorMessage(decide.error)}</span>}
-      </div>
+      <p className="mb-2 font-semibold text-amber-900 dark:text-amber-200">{approval.toolName === "AskUserQuestion" ? "The agent asks" : `Allow ${approval.toolName}?`}</p>
+      <ApprovalForm approval={approval} />
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { PageHeader } from "../components/PageHeader";
 import { errorMessage } from "../lib/errors";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
+import { ApprovalForm } from "../agents/ApprovalForm";
 import { useInbox } from "./useInbox";
 
 export function InboxPage() {
@@ -98,16 +99,13 @@ function AgentQuestions({ item }: { item: Extract<InboxItem, { kind: "agent_ques
 }
 
 function AgentApproval({ item }: { item: Extract<InboxItem, { kind: "agent_approval" }> }) {
-  const decide = trpc.agents.decide.useMutation();
   return (
     <div className="space-y-2 text-sm">
-      <p><Who item={item} /> <span className="text-zinc-500">wants to use</span> <b>{item.toolName}</b></p>
-      <pre className="rounded bg-zinc-50 p-2 font-mono text-xs whitespace-pre-wrap dark:bg-zinc-950">{JSON.stringify(item.input, null, 2)}</pre>
-      <div className="flex gap-2">
-        <Button variant="primary" onClick={() => decide.mutate({ approvalId: item.id, allow: true })} disabled={decide.isPending}>Allow</Button>
-        <Button variant="danger" onClick={() => decide.mutate({ approvalId: item.id, allow: false })} disabled={decide.isPending}>Deny</Button>
-        {decide.error && <span role="alert" className="text-red-600">{errorMessage(decide.error)}</span>}
-      </div>
+      <p>
+        <Who item={item} /> <span className="text-zinc-500">{item.toolName === "AskUserQuestion" ? "asks" : "wants to use"}</span>
+        {item.toolName !== "AskUserQuestion" && <b> {item.toolName}</b>}
+      </p>
+      <ApprovalForm approval={{ id: item.id, toolName: item.toolName, input: item.input }} />
     </div>
   );
 }
