@@ -54,6 +54,9 @@ test("spawn a fake agent from the form, watch its log, answer its question, see 
     const ids = await log.getByTestId("agent-log-line").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-line"))));
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    await expect(page.getByTestId("agent-changes")).toContainText("choice.txt");
+    await page.getByRole("button", { name: "Show diff" }).click();
+    await expect(page.getByTestId("agent-diff")).toContainText("+chosen");
     await page.screenshot({ path: join(ARTIFACTS, "agent-done.png"), fullPage: true });
     await page.goto("/agents");
     await expect(page.getByTestId("agent-row")).toHaveCount(1);

@@ -7,6 +7,7 @@ import { errorMessage } from "../lib/errors";
 import { navigate } from "../router/history";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
+import { AgentChanges } from "./AgentChanges";
 import { AgentLog } from "./AgentLog";
 import { ApprovalForm } from "./ApprovalForm";
 import { AgentStatusBadge } from "./AgentStatusBadge";
@@ -55,6 +56,7 @@ export function AgentPage({ id }: { id: string }) {
       {a.status === "waiting_for_input" && <QuestionsForm agent={a} />}
       {(approvals.data ?? []).map((ap) => <ApprovalCard key={ap.id} approval={ap} />)}
       <MessageForm agent={a} />
+      {a.workspaceKind === "worktree" && <AgentChanges agentId={a.id} live={LIVE.has(a.status)} version={a.updatedAt} />}
       <AgentLog agentId={a.id} live={LIVE.has(a.status)} />
     </>
   );

@@ -1,0 +1,53 @@
+import { useEffect, useState } from "react";
+import { Button } from "../components/Button";
+import { errorMessage } from "../lib/errors";
+import { trpc } from "../trpc";
+
+/** The worktree's changes against its base commit (committed, uncommitted, untracked) and the diff on demand. */
+export function AgentChanges({ agentId, live, version }: { agentId: string; live: boolean; version: string }) {
+  const changes = trpc.agents.changes.useQuery({ agentId }, { refetchInterval: live ? 3000 : false, retry: false });
+  const [showDiff, setShowDiff] = useState(false);
+  const diff = trpc.agents.diff.useQuery({ agentId }, { enabled: showDiff, retry: false });
+  // every change of the agent (a turn ended, it resumed...) may have changed its files
+  const { refetch } = changes;
+  useEffect(() => void refetch(), [version, refetch]);
+  if (changes.isError) return <p className="mt-4 text-sm text-zinc-500">Changes: {errorMessage(changes.error)}</p>;
+  const c = changes.data;
+  if (!c) return null;
+  return (
+    <section data-testid="agent-changes" className="mt-6">
+      <div className="flex items-center justify-between">
+        <h2 className="text-sm font-semibold text-zinc-800 dark:text-zinc-200">
+          Changes{" "}
+          <span className="font-normal text-zinc-500">
+            {c.files.length} files · <span className="text-emerald-600">+{c.insertions}</span> <span className="text-red-600">−{c.deletions}</span> · {c.commitsAhead} commits{c.dirty ? " · uncommitted work" : ""}
+          </span>
+        </h2>
+        {c.files.length > 0 && <Button variant="ghost" onClick={() => setShowDiff((v) => !v)}>{showDiff ? "Hide diff" : "Show diff"}</Button>}
+      </div>
+      {c.files.length > 0 && (
+        <ul className="mt-2 divide-y divide-zinc-100 rounded-xl border border-zinc-200 font-mono text-xs dark:divide-zinc-800 dark:border-zinc-800">
+          {c.files.map((f) => (
+            <li key={f.path} className="flex justify-between px-3 py-1">
+              <span><span className="mr-2 text-zinc-500">{f.status}</span>{f.path}</span>
+              <span><span className="text-emerald-600">+{f.insertions}</span> <span className="text-red-600">−{f.deletions}</span></span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {showDiff && (
+        <pre data-testid="agent-diff" className="mt-2 max-h-[50vh] overflow-auto rounded-xl bg-zinc-50 p-3 font-mono text-xs dark:bg-zinc-950">
+          {diff.data
+            ? diff.data.patch.split("\n").map((l, i) => (
+                <span key={i} className={l.startsWith("+") && !l.startsWith("+++") ? "text-emerald-700 dark:text-emerald-400" : l.startsWith("-") && !l.startsWith("---") ? "text-red-700 dark:text-red-400" : l.startsWith("@@") ? "text-indigo-600" : ""}>
+                  {l}
+                  {"\n"}
+                </span>
+              ))
+            : "Loading…"}
+          {diff.data?.truncated && "\n… (cut: the diff is larger)"}
+        </pre>
+      )}
+    </section>
+  );
+}
