@@ -105,3 +105,36 @@ test("answer an agent's question and approve another's tool call from the Inbox;
     rmSync(repo, { recursive: true, force: true });
   }
 });
+
+test("a 1,000,000-line log opens at once, keeps under 300 rows in the DOM, and jumps to the end and to any line", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const repo = makeRepo();
+  try {
+    const agent = await mutate<{ id: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: script([{ lines: { count: 1_000_000, textBytes: 80 } }, { done: "a million lines" }]) });
+    const input = encodeURIComponent(JSON.stringify({ agentId: agent.id }));
+    await expect
+      .poll(async () => ((await (await request.get(`/trpc/agents.get?input=${input}`)).json()) as { result: { data: { status: string } } }).result.data.status, { timeout: 120_000 })
+      .toBe("idle");
+    const started = Date.now();
+    await page.goto(`/agents/${agent.id}`);
+    const log = page.getByTestId("agent-log");
+    await expect(log).toHaveAttribute("data-virtual", "true");
+    await expect(log.locator('[data-testid="agent-log-line"]').filter({ hasText: "line 999999" }).first()).toBeVisible();
+    const firstLineMs = Date.now() - started;
+    expect(firstLineMs).toBeLessThan(5_000); // the bench measures it precisely; here: it does not load the whole log
+    expect(await log.locator('[data-testid="agent-log-line"]').count()).toBeLessThan(300);
+    await page.getByRole("button", { name: "Start", exact: true }).click();
+    await expect(log.locator('[data-line="0"]')).toContainText("session");
+    await page.getByLabel("Go to line").fill("500000");
+    await page.getByRole("button", { name: "Go", exact: true }).click();
+    await expect(log.locator('[data-line="500000"]')).toContainText("line 499999");
+    expect(await log.locator('[data-testid="agent-log-line"]').count()).toBeLessThan(300);
+    await page.getByRole("button", { name: "End", exact: true }).click();
+    await expect(log.locator('[data-line="1000001"]')).toContainText("a million lines");
+    await log.locator('[data-line="1000001"]').click();
+    await expect(page.getByTestId("log-line-detail")).toContainText("line 1000001");
+    await page.screenshot({ path: join(ARTIFACTS, "agent-million-lines.png") });
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});

@@ -2,8 +2,11 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import type { AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
 import { Button } from "../components/Button";
 import { trpc } from "../trpc";
+import { VirtualLog } from "./VirtualLog";
 
 const PAGE = 300;
+/** Up to this many lines the log is rendered rich (wrapping, expandable); beyond, virtualized rows. */
+export const RICH_LIMIT = 1000;
 
 /**
  * An agent's log rendered from normalized events: the last page first, earlier pages on demand,
@@ -19,6 +22,9 @@ export function AgentLog({ agentId, live }: { agentId: string; live: boolean }) 
   const [raw, setRaw] = useState(false);
   const bottom = useRef<HTMLDivElement>(null);
   const [follow, setFollow] = useState(true);
+  const virtual = total > RICH_LIMIT;
+  const virtualRef = useRef(virtual);
+  virtualRef.current = virtual;
 
   useEffect(() => {
     let cancelled = false;
@@ -40,12 +46,18 @@ export function AgentLog({ agentId, live }: { agentId: string; live: boolean }) 
       enabled: cursor !== null,
       onData: ({ data }) => {
         if (data.lines.length === 0) return;
+        const end = Math.max(...data.lines.map((l) => l.line + 1));
+        if (virtualRef.current) {
+          // the virtual view pages lines from the server: only the count moves here
+          setTotal((t) => Math.max(t, end));
+          return;
+        }
         setLines((prev) => {
           const next = new Map(prev);
           for (const l of data.lines) next.set(l.line, l);
           return next;
         });
-        setTotal((t) => Math.max(t, ...data.lines.map((l) => l.line + 1)));
+        setTotal((t) => Math.max(t, end));
       },
     },
   );
@@ -72,9 +84,12 @@ export function AgentLog({ agentId, live }: { agentId: string; live: boolean }) 
           <label className="flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
             <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow
           </label>
-          <Button variant="ghost" onClick={() => setRaw((r) => !r)}>{raw ? "Rendered" : "Raw JSONL"}</Button>
+          {!virtual && <Button variant="ghost" onClick={() => setRaw((r) => !r)}>{raw ? "Rendered" : "Raw JSONL"}</Button>}
         </div>
       </div>
+      {virtual ? (
+        <VirtualLog agentId={agentId} total={total} follow={follow} setFollow={setFollow} />
+      ) : (
       <div data-testid="agent-log" className="mt-2 max-h-[60vh] overflow-y-auto rounded-xl border border-zinc-200 bg-zinc-50 p-3 font-mono text-[13px] leading-relaxed dark:border-zinc-800 dark:bg-zinc-950">
         {first > 0 && (
           <button type="button" onClick={() => void loadEarlier()} className="mb-2 text-xs text-indigo-600 hover:underline dark:text-indigo-400">
@@ -90,6 +105,7 @@ export function AgentLog({ agentId, live }: { agentId: string; live: boolean }) 
         ))}
         <div ref={bottom} />
       </div>
+      )}
     </section>
   );
 }
