@@ -1,4 +1,5 @@
 import { benchAgentIngest } from "./agent-ingest";
+import { benchAgentLogPage } from "./agent-log-page";
 import { benchAgentScale } from "./agent-scale";
 import { benchDaemonTriggers } from "./daemon-triggers";
 import { benchEventPipeline } from "./event-pipeline";
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<BenchRow[]>> = {
   strategy: () => benchStrategyStream(quick ? { deltas: 2_000, parallel: 4 } : {}),
   daemons: () => benchDaemonTriggers(quick ? { seconds: 2 } : {}),
   "agent-ingest": () => benchAgentIngest(quick ? { lines: 100_000 } : {}),
+  "agent-log-page": () => benchAgentLogPage(quick ? { lines: 100_000 } : {}),
   "agent-scale": () => benchAgentScale(quick ? { agents: 20, seconds: 5 } : {}),
 };
 
