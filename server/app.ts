@@ -21,6 +21,7 @@ import { REPO_ROOT } from "./paths";
 import { createModelRegistry } from "./models/models.service";
 import { registerDaemonWebhook } from "./daemons/daemon-webhook";
 import { AgentsService } from "./agents/agents.service";
+import { ConversationsService } from "./conversations/conversations.service";
 import { registerPermissionMcp } from "./agents/permission-mcp";
 import { DaemonsService } from "./daemons/daemons.service";
 import { RunsService } from "./runs/runs.service";
@@ -114,6 +115,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     runs,
     daemons,
     agents,
+    conversations: new ConversationsService(db, bus, agents),
     redact,
     startedAt: Date.now(),
     version: VERSION,

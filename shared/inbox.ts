@@ -14,6 +14,7 @@ export const InboxItem = z.discriminatedUnion("kind", [
     input: z.unknown().optional(),
     createdAt: z.string(),
   }),
+  z.object({ kind: z.literal("conversation"), id: z.string(), fromAgentId: z.string(), alias: z.string(), question: z.string(), createdAt: z.string() }),
   z.object({ kind: z.literal("run_request"), id: z.string(), runId: z.string(), strategyName: z.string(), request: PendingRequest, createdAt: z.string() }),
 ]);
 export type InboxItem = z.infer<typeof InboxItem>;

@@ -7,3 +7,4 @@ export * from "./runs";
 export * from "./comma";
 export * from "./agents";
 export * from "./inbox";
+export * from "./conversations";

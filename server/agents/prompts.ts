@@ -6,8 +6,8 @@ import { signalPathOf } from "./input-files";
 
 /**
  * Prompts per mode from markdown templates (`server/agents/prompts/<mode>.md`), each overridable by
- * a file of the same name in `<SWITCHYARD_HOME>/prompts/`; completion.md (the signal.json
- * contract) is appended to every one.
+ * a file of the same name in `<SWITCHYARD_HOME>/prompts/`; communication.md (yard ask / listen /
+ * answer) and completion.md (the signal.json contract) are appended to every one.
  */
 const BUNDLED = join(REPO_ROOT, "server", "agents", "prompts");
 
@@ -37,7 +37,7 @@ export function buildPrompt(p: PromptInput): string {
     inputDir: join(p.workspacePath, ".switchyard", "input"),
     signalPath: signalPathOf(p.workspacePath),
   };
-  return `${fill(template(p.mode, p.overridesDir), values).trimEnd()}\n${fill(template("completion", p.overridesDir), values)}`;
+  return [template(p.mode, p.overridesDir), template("communication", p.overridesDir), template("completion", p.overridesDir)].map((t) => fill(t, values).trim()).join("\n\n") + "\n";
 }
 
 export function formatAnswersAsPrompt(questions: AgentQuestion[], answers: Record<string, string>): string {

@@ -3,3 +3,4 @@ export * from "../events/events.sql";
 export * from "../runs/runs.sql";
 export * from "../daemons/daemons.sql";
 export * from "../agents/agents.sql";
+export * from "../conversations/conversations.sql";

@@ -1,6 +1,8 @@
+import { HUMAN } from "../../shared/conversations";
 import type { InboxItem } from "../../shared/inbox";
 import type { EventType } from "../../shared/events";
 import type { AgentsService } from "../agents/agents.service";
+import type { ConversationsService } from "../conversations/conversations.service";
 import type { RunsService } from "../runs/runs.service";
 
 /** Events after which the inbox may have changed. */
@@ -16,10 +18,12 @@ export const INBOX_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   "run.request_opened",
   "run.request_answered",
   "run.completed",
+  "conversation.created",
+  "conversation.answered",
 ]);
 
 /** The inbox is a view over the agents' and runs' own state: nothing of it is stored twice. */
-export function inboxItems(agents: AgentsService, runs: RunsService): InboxItem[] {
+export function inboxItems(agents: AgentsService, runs: RunsService, conversations: ConversationsService): InboxItem[] {
   const items: InboxItem[] = [];
   for (const a of agents.list({ status: ["waiting_for_input"] })) {
     items.push({ kind: "agent_question", id: `questions:${a.id}`, agentId: a.id, alias: a.alias, questions: a.pendingQuestions, createdAt: a.finishedAt ?? a.updatedAt });
@@ -27,6 +31,9 @@ export function inboxItems(agents: AgentsService, runs: RunsService): InboxItem[
   const aliases = new Map(agents.list().map((a) => [a.id, a.alias]));
   for (const ap of agents.approvals.list({ status: "pending" })) {
     items.push({ kind: "agent_approval", id: ap.id, agentId: ap.agentId, alias: aliases.get(ap.agentId) ?? ap.agentId, toolName: ap.toolName, input: ap.input, createdAt: ap.createdAt });
+  }
+  for (const c of conversations.pending(HUMAN)) {
+    items.push({ kind: "conversation", id: c.id, fromAgentId: c.fromAgentId, alias: aliases.get(c.fromAgentId) ?? c.fromAgentId, question: c.question, createdAt: c.createdAt });
   }
   for (const r of runs.openRequests()) {
     items.push({ kind: "run_request", id: r.request.requestId, runId: r.runId, strategyName: r.strategyName, request: r.request, createdAt: r.request.createdAt });

@@ -2,6 +2,7 @@ import type { Config } from "../config";
 import type { EventBus } from "../events/bus";
 import type { Redactor } from "../redact";
 import type { AgentsService } from "../agents/agents.service";
+import type { ConversationsService } from "../conversations/conversations.service";
 import type { DaemonsService } from "../daemons/daemons.service";
 import type { RunsService } from "../runs/runs.service";
 
@@ -12,6 +13,7 @@ export type Services = {
   runs: RunsService;
   daemons: DaemonsService;
   agents: AgentsService;
+  conversations: ConversationsService;
   redact: Redactor;
   startedAt: number;
   /** A one-time dashboard login link (or the plain URL when no token is set). */

@@ -1,4 +1,5 @@
 import { agentsRouter } from "../agents/agents.router";
+import { conversationsRouter } from "../conversations/conversations.router";
 import { inboxRouter } from "../inbox/inbox.router";
 import { eventsRouter } from "../events/events.router";
 import { healthOf } from "../http/health";
@@ -31,6 +32,7 @@ export const appRouter = router({
   daemons: daemonsRouter,
   agents: agentsRouter,
   inbox: inboxRouter,
+  conversations: conversationsRouter,
   auth: router({
     /** Mint a one-time login link for a browser (the caller already holds the token). */
     loginLink: publicProcedure.mutation(({ ctx }) => ({ link: ctx.loginLink() })),

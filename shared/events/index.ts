@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AgentEvents } from "./agent";
+import { ConversationEvents } from "./conversation";
 import { DaemonEvents } from "./daemon";
 import { RunEvents } from "./run";
 import { SystemEvents } from "./system";
@@ -13,6 +14,7 @@ export const EventCatalog = {
   ...RunEvents,
   ...DaemonEvents,
   ...AgentEvents,
+  ...ConversationEvents,
 } as const;
 
 export type EventCatalog = typeof EventCatalog;

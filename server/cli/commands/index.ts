@@ -1,4 +1,5 @@
 import { agent } from "./agent";
+import { answer, ask, listen } from "./conversations";
 import { daemon } from "./daemon";
 import { emit } from "./emit";
 import { events } from "./events";
@@ -13,4 +14,4 @@ export type Command = {
   run(args: string[]): Promise<number>;
 };
 
-export const commands: Record<string, Command> = { start, health, run, runs: runsList, continue: cont, agent, daemon, events, emit, login };
+export const commands: Record<string, Command> = { start, health, run, runs: runsList, continue: cont, agent, listen, ask, answer, daemon, events, emit, login };

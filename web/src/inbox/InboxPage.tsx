@@ -52,7 +52,7 @@ export function InboxPage() {
 }
 
 function Who({ item }: { item: InboxItem }) {
-  const href = item.kind === "run_request" ? `/runs/${item.runId}` : `/agents/${item.agentId}`;
+  const href = item.kind === "run_request" ? `/runs/${item.runId}` : `/agents/${item.kind === "conversation" ? item.fromAgentId : item.agentId}`;
   const name = item.kind === "run_request" ? `${item.strategyName} · ${item.request.agentName}` : item.alias;
   return (
     <Link href={href} className="text-sm font-semibold text-indigo-700 hover:underline dark:text-indigo-300">
@@ -69,6 +69,8 @@ function ItemView({ item }: { item: InboxItem }) {
       return <AgentApproval item={item} />;
     case "run_request":
       return <RunRequest item={item} />;
+    case "conversation":
+      return <ConversationItem item={item} />;
   }
 }
 
@@ -138,5 +140,27 @@ function RunRequest({ item }: { item: Extract<InboxItem, { kind: "run_request" }
       )}
       {respond.error && <span role="alert" className="text-red-600">{errorMessage(respond.error)}</span>}
     </div>
+  );
+}
+
+function ConversationItem({ item }: { item: Extract<InboxItem, { kind: "conversation" }> }) {
+  const [text, setText] = useState("");
+  const answer = trpc.conversations.answer.useMutation();
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (text.trim()) answer.mutate({ conversationId: item.id, answer: text });
+      }}
+      className="space-y-2 text-sm"
+    >
+      <p><Who item={item} /> <span className="text-zinc-500">asks you</span></p>
+      <p className="text-zinc-800 dark:text-zinc-200">{item.question}</p>
+      <div className="flex gap-2">
+        <input aria-label="Your answer" value={text} onChange={(e) => setText(e.target.value)} className={fieldClass} />
+        <Button type="submit" variant="primary" disabled={answer.isPending}>Answer</Button>
+      </div>
+      {answer.error && <span role="alert" className="text-red-600">{errorMessage(answer.error)}</span>}
+    </form>
   );
 }

@@ -22,7 +22,14 @@ export function Notifier({ items }: { items: InboxItem[] | undefined }) {
       for (const item of items) {
         if (known.current.has(item.id)) continue;
         const who = item.kind === "run_request" ? item.strategyName : item.alias;
-        const what = item.kind === "agent_question" ? item.questions.map((q) => q.question).join(" / ") : item.kind === "agent_approval" ? `wants to use ${item.toolName}` : `needs your ${item.request.kind}`;
+        const what =
+          item.kind === "agent_question"
+            ? item.questions.map((q) => q.question).join(" / ")
+            : item.kind === "agent_approval"
+              ? `wants to use ${item.toolName}`
+              : item.kind === "conversation"
+                ? item.question
+                : `needs your ${item.request.kind}`;
         notify(`${who} needs you`, what, item.id);
       }
     }
