@@ -138,3 +138,29 @@ test("a 1,000,000-line log opens at once, keeps under 300 rows in the DOM, and j
     rmSync(repo, { recursive: true, force: true });
   }
 });
+
+test("an agent's question to a human: answered in the Inbox, the thread shows on the agent page", async ({ page, request }) => {
+  const repo = makeRepo();
+  try {
+    const agent = await mutate<{ id: string }>(request, "agents.spawn", {
+      provider: "fake",
+      repo,
+      prompt: script([{ bash: 'yard ask "Deploy to staging first?" --from "$SWITCHYARD_AGENT_ID" --agent-id human --poll-interval 100' }, { done: "asked the human" }]),
+    });
+    await page.goto("/inbox");
+    const item = page.locator('[data-testid="inbox-item"][data-kind="conversation"]');
+    await expect(item).toContainText("Deploy to staging first?", { timeout: 20_000 });
+    await item.getByLabel("Your answer").fill("Yes, staging first");
+    await item.getByRole("button", { name: "Answer" }).click();
+    await expect(page.getByRole("heading", { name: "Nothing needs you" })).toBeVisible();
+    await page.goto(`/agents/${agent.id}`);
+    await expect(page.getByTestId("agent-status")).toHaveAttribute("data-status", "idle", { timeout: 20_000 });
+    const thread = page.getByTestId("conversation");
+    await expect(thread).toHaveAttribute("data-status", "answered");
+    await expect(thread).toContainText("A: Yes, staging first");
+    await expect(page.getByTestId("agent-log")).toContainText("Yes, staging first");
+    await page.screenshot({ path: join(ARTIFACTS, "agent-conversation.png"), fullPage: true });
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});

@@ -8,6 +8,7 @@ import { navigate } from "../router/history";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
 import { AgentChanges } from "./AgentChanges";
+import { AgentConversations } from "./AgentConversations";
 import { AgentLog } from "./AgentLog";
 import { ApprovalForm } from "./ApprovalForm";
 import { AgentStatusBadge } from "./AgentStatusBadge";
@@ -57,6 +58,7 @@ export function AgentPage({ id }: { id: string }) {
       {(approvals.data ?? []).map((ap) => <ApprovalCard key={ap.id} approval={ap} />)}
       <MessageForm agent={a} />
       {a.workspaceKind === "worktree" && <AgentChanges agentId={a.id} live={LIVE.has(a.status)} version={a.updatedAt} />}
+      <AgentConversations agentId={a.id} version={a.updatedAt} />
       <AgentLog agentId={a.id} live={LIVE.has(a.status)} />
     </>
   );
