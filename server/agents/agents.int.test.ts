@@ -219,6 +219,35 @@ describe("CLI agents with the fake agent CLI", () => {
     expect(git(w.repo, "rev-parse", "--abbrev-ref", "HEAD")).toBe("main");
   });
 
+  it("agents.onUpdate replays lifecycle changes after lastEventId, each with the agent as it is now", async () => {
+    const { lastEventId } = await w.t.client.system.info.query();
+    const agent = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: fakeAgentPrompt("watched", [{ text: "hi" }, { done: "watched done" }]) });
+    await waitForAgent(w.t.client, agent.id);
+    // subscribed after the fact: everything since the cursor is replayed, output excluded
+    const seen: string[] = [];
+    let last: { status: string } | undefined;
+    await new Promise<void>((resolve, reject) => {
+      const sub = w.t.client.agents.onUpdate.subscribe(
+        { lastEventId: String(lastEventId) },
+        {
+          onData: ({ data }) => {
+            for (const e of data.events) if (e.scope.agentId === agent.id) seen.push(e.type);
+            const mine = data.agents.find((a) => a.id === agent.id);
+            if (mine && "status" in mine) last = mine;
+            if (seen.includes("agent.idle")) {
+              sub.unsubscribe();
+              resolve();
+            }
+          },
+          onError: reject,
+        },
+      );
+    });
+    expect(seen).toEqual(expect.arrayContaining(["worktree.created", "agent.spawned", "agent.idle"]));
+    expect(seen).not.toContain("agent.output");
+    expect(last).toMatchObject({ status: "idle" });
+  });
+
   it("runs 50 agents at once to completion", async () => {
     const agents = await Promise.all(
       Array.from({ length: 50 }, (_, i) => w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: fakeAgentPrompt(`n${i}`, [{ text: `agent ${i}` }, { done: `ok ${i}` }]) })),

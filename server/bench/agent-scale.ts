@@ -39,7 +39,9 @@ export async function benchAgentScale(options: { agents?: number; rate?: number;
     const { lastEventId } = await api.system.info.query();
     // every agent starts writing at the same moment, once all are spawned (the steady state)
     const go = join(home, "go");
-    const script = [{ waitFile: go }, { lines: { count: rate * seconds, perSecond: rate, textBytes: 100, stamp: true } }, { done: "ok" }];
+    // agents start together but not in lockstep (real agents flush whenever they have output):
+    // each one's 100 ms bursts are offset by (i mod 100) ms
+    const script = (i: number) => [{ waitFile: go }, { sleep: i % 100 }, { lines: { count: rate * seconds, perSecond: rate, textBytes: 100, stamp: true } }, { done: "ok" }];
     const agents = [];
     let watchedCount = 0;
     const follow = (agentId: string) =>
@@ -60,7 +62,7 @@ export async function benchAgentScale(options: { agents?: number; rate?: number;
         ),
       );
     for (let i = 0; i < count; i++) {
-      const a = await api.agents.spawn.mutate({ provider: "fake", repo, prompt: fakeAgentPrompt(`scale ${i}`, script) });
+      const a = await api.agents.spawn.mutate({ provider: "fake", repo, prompt: fakeAgentPrompt(`scale ${i}`, script(i)) });
       agents.push(a);
       // a dashboard watches a few agents at a time: every 10th agent is followed over SSE, from its spawn
       if (i % 10 === 0) {

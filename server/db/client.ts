@@ -3,7 +3,10 @@ import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3"
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { startCheckpointer, type Checkpointer } from "./checkpointer";
 import * as schema from "./schema";
+
+const checkpointers = new WeakMap<Database.Database, Checkpointer>();
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -26,11 +29,17 @@ export function openDb({ path, migrationsDir, durability = "normal" }: OpenDbOpt
   sqlite.pragma("cache_size = -32000");
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: migrationsDir });
+  if (path !== ":memory:") {
+    // checkpoints happen in a worker, not inside some unlucky commit on the event loop
+    sqlite.pragma("wal_autocheckpoint = 0");
+    checkpointers.set(sqlite, startCheckpointer(path));
+  }
   return db;
 }
 
 export function closeDb(db: Db): void {
   if (!db.$client.open) return;
+  void checkpointers.get(db.$client)?.stop();
   try {
     db.$client.pragma("wal_checkpoint(PASSIVE)");
   } finally {
