@@ -164,3 +164,30 @@ test("an agent's question to a human: answered in the Inbox, the thread shows on
     rmSync(repo, { recursive: true, force: true });
   }
 });
+
+test("merge an agent's branch from its page; a conflict is shown and changes nothing", async ({ page, request }) => {
+  const repo = makeRepo();
+  const env = { ...process.env, GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@x.invalid", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@x.invalid" };
+  try {
+    const commit = (path: string, content: string) =>
+      script([{ write: { path, content } }, { bash: `git add -A && git -c user.name=a -c user.email=a@b commit -qm "add ${path}"` }, { done: `committed ${path}` }]);
+    const good = await mutate<{ id: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: commit("feature.txt", "feature\n") });
+    await page.goto(`/agents/${good.id}`);
+    await expect(page.getByTestId("agent-status")).toHaveAttribute("data-status", "idle", { timeout: 20_000 });
+    await page.getByRole("button", { name: "Merge branch" }).click();
+    await expect(page.getByTestId("merge-result")).toContainText("into main");
+    expect(existsSync(join(repo, "feature.txt"))).toBe(true);
+
+    const clash = await mutate<{ id: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: commit("README.md", "agent\n") });
+    writeFileSync(join(repo, "README.md"), "human\n");
+    execFileSync("git", ["commit", "-qam", "human"], { cwd: repo, env });
+    await page.goto(`/agents/${clash.id}`);
+    await expect(page.getByTestId("agent-status")).toHaveAttribute("data-status", "idle", { timeout: 20_000 });
+    await page.getByRole("button", { name: "Merge branch" }).click();
+    await expect(page.getByTestId("merge-error")).toContainText("conflicts in README.md");
+    await page.screenshot({ path: join(ARTIFACTS, "agent-merge-conflict.png"), fullPage: true });
+    expect(execFileSync("git", ["status", "--porcelain"], { cwd: repo }).toString()).toBe("");
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});

@@ -51,6 +51,9 @@ export const agentsRouter = router({
     return ctx.agents.output(id, q);
   }),
   changes: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.changes(input.agentId)),
+  merge: publicProcedure
+    .input(z.object({ agentId, into: z.string().min(1).optional() }).strict())
+    .mutation(({ input, ctx }) => ctx.agents.merge(input.agentId, input.into ? { into: input.into } : {})),
   diff: publicProcedure.input(AgentsInput.diff).query(({ input, ctx }) => ctx.agents.diff(input.agentId, input.maxBytes)),
   approvals: publicProcedure.input(AgentsInput.approvals).query(({ input, ctx }) => ctx.agents.approvals.list(input)),
   decide: publicProcedure.input(AgentsInput.decide).mutation(({ input, ctx }) => {

@@ -18,6 +18,7 @@ import { generateAlias } from "./aliases";
 import { decideCompletion } from "./completion";
 import { clearSignal, readSignal, writeInputFiles } from "./input-files";
 import { AgentLogStore } from "./log-store";
+import { mergeWorkspace, type MergeResult } from "./merge";
 import { ownLine, toOutputLines } from "./output-view";
 import { buildPrompt, formatAnswersAsPrompt, missingSignalPrompt } from "./prompts";
 import { getProvider, listProviders, resolveCommand } from "./providers";
@@ -433,6 +434,16 @@ export class AgentsService {
     const row = this.records.get(idOrAlias);
     if (row.workspaceRemoved) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
     return workspaceChanges(this.workspaceOf(row));
+  }
+
+  /** Merge the agent's branch into a local branch (default: the one it started from). */
+  async merge(idOrAlias: string, opts: { into?: string } = {}): Promise<MergeResult> {
+    const row = this.records.get(idOrAlias);
+    if (row.workspaceRemoved) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
+    if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: merge once it is done`, { kind: "CONFLICT" });
+    const result = await mergeWorkspace(this.workspaceOf(row), opts);
+    if (result.merged && result.commit) await this.publish(row.id, "worktree.merged", { alias: row.alias, branch: result.branch, into: result.into, commit: result.commit });
+    return result;
   }
 
   async diff(idOrAlias: string, maxBytes?: number) {

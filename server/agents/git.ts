@@ -23,3 +23,14 @@ export async function repoRootOf(dir: string): Promise<string | null> {
     return null;
   }
 }
+
+/** Run git and return its exit code and output, without throwing (for commands where 1 is an answer). */
+export function gitResult(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile("git", args, { cwd: opts.cwd, env: opts.env ?? process.env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === "number" ? ((err as { code: number }).code) : 128) : 0;
+      resolve({ code, stdout: stdout.toString(), stderr: stderr.toString() });
+    });
+    child.stdin?.end();
+  });
+}

@@ -43,7 +43,7 @@ const OWN_DIR = ".switchyard/";
  */
 const repoLocks = new Map<string, Promise<unknown>>();
 
-function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
+export function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
   const prev = repoLocks.get(root) ?? Promise.resolve();
   const next = prev.then(fn, fn);
   const settled = next.catch(() => undefined);

@@ -30,5 +30,6 @@ export const AgentEvents = {
   "agent.approval_requested": z.object({ approvalId: z.string(), toolName: z.string(), input: z.unknown().optional() }),
   "agent.approval_decided": z.object({ approvalId: z.string(), status: z.enum(["allowed", "denied", "expired"]), message: z.string().nullable() }),
   "worktree.created": z.object({ alias: z.string(), path: z.string(), branch: z.string().nullable(), baseCommit: z.string().nullable(), kind: z.enum(["worktree", "directory"]) }),
+  "worktree.merged": z.object({ alias: z.string(), branch: z.string(), into: z.string(), commit: z.string() }),
   "worktree.removed": z.object({ alias: z.string(), path: z.string(), branch: z.string().nullable() }),
 } as const;

@@ -12,6 +12,7 @@ const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approv
   yard agent logs <id> [--follow|-f] [--raw] [--lines N] [--from LINE]
   yard agent approvals [<id>]           pending tool approvals
   yard agent approve|deny <approval id> [--message TEXT]
+  yard agent merge <id> [--into BRANCH]    merge its branch (default: the branch it started from)
   yard agent delete <id> [--force]`;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -65,7 +66,7 @@ function answersOf(list: string[] | undefined): Record<string, string> {
 }
 
 export const agent: Command = {
-  summary: "CLI coding agents: yard agent spawn|list|get|stop|resume|message|logs|approve|deny|delete",
+  summary: "CLI coding agents: yard agent spawn|list|get|stop|resume|message|logs|approve|deny|merge|delete",
   async run(args) {
     const [sub, ...rest] = args;
     const { values, positionals } = parse(
@@ -90,6 +91,7 @@ export const agent: Command = {
         from: { type: "string" },
         message: { type: "string" },
         force: { type: "boolean" },
+        into: { type: "string" },
       },
       true,
     );
@@ -149,6 +151,9 @@ export const agent: Command = {
         case "approve":
         case "deny":
           print(await client.agents.decide.mutate({ approvalId: need(), allow: sub === "approve", message: values.message }));
+          return 0;
+        case "merge":
+          print(await client.agents.merge.mutate({ agentId: need(), ...(values.into ? { into: values.into } : {}) }));
           return 0;
         case "logs":
           return await logs(client, need(), values);

@@ -5,6 +5,7 @@ import { trpc } from "../trpc";
 
 /** The worktree's changes against its base commit (committed, uncommitted, untracked) and the diff on demand. */
 export function AgentChanges({ agentId, live, version }: { agentId: string; live: boolean; version: string }) {
+  const merge = trpc.agents.merge.useMutation({ onSuccess: () => void changes.refetch() });
   const changes = trpc.agents.changes.useQuery({ agentId }, { refetchInterval: live ? 3000 : false, retry: false });
   const [showDiff, setShowDiff] = useState(false);
   const diff = trpc.agents.diff.useQuery({ agentId }, { enabled: showDiff, retry: false });
@@ -23,8 +24,25 @@ export function AgentChanges({ agentId, live, version }: { agentId: string; live
             {c.files.length} files · <span className="text-emerald-600">+{c.insertions}</span> <span className="text-red-600">−{c.deletions}</span> · {c.commitsAhead} commits{c.dirty ? " · uncommitted work" : ""}
           </span>
         </h2>
-        {c.files.length > 0 && <Button variant="ghost" onClick={() => setShowDiff((v) => !v)}>{showDiff ? "Hide diff" : "Show diff"}</Button>}
+        <div className="flex items-center gap-2">
+          {c.files.length > 0 && <Button variant="ghost" onClick={() => setShowDiff((v) => !v)}>{showDiff ? "Hide diff" : "Show diff"}</Button>}
+          {c.commitsAhead > 0 && !live && (
+            <Button variant="primary" onClick={() => merge.mutate({ agentId })} disabled={merge.isPending}>
+              {merge.isPending ? "Merging…" : "Merge branch"}
+            </Button>
+          )}
+        </div>
       </div>
+      {merge.data && (
+        <p data-testid="merge-result" className="mt-2 text-sm text-emerald-700 dark:text-emerald-400">
+          {merge.data.merged ? `Merged ${merge.data.branch} into ${merge.data.into} (${merge.data.commit?.slice(0, 8)})` : merge.data.reason}
+        </p>
+      )}
+      {merge.error && (
+        <div role="alert" data-testid="merge-error" className="mt-2 rounded-lg border border-red-300 bg-red-50 p-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-300">
+          {errorMessage(merge.error)}
+        </div>
+      )}
       {c.files.length > 0 && (
         <ul className="mt-2 divide-y divide-zinc-100 rounded-xl border border-zinc-200 font-mono text-xs dark:divide-zinc-800 dark:border-zinc-800">
           {c.files.map((f) => (
