@@ -1,26 +1,10 @@
-import { useEffect, useRef } from "react";
-import { useLiveEvents } from "../live/useLiveEvents";
+import { useLiveRefresh } from "../live/useLiveRefresh";
 
-/** Calls `refresh` (throttled) when the live stream brings an agent lifecycle event (not output). */
+/** Refresh on agent lifecycle events (not output), of one agent when `agentId` is given. */
 export function useAgentsLiveRefresh(refresh: () => void, agentId?: string, throttleMs = 250): void {
-  const { events } = useLiveEvents();
-  const seen = useRef<number | null>(null);
-  const timer = useRef<number | null>(null);
-  const latest = useRef(refresh);
-  latest.current = refresh;
-  useEffect(() => {
-    const newest = events.at(-1)?.id ?? 0;
-    const from = seen.current;
-    seen.current = newest;
-    if (from === null) return;
-    const relevant = events.some(
-      (e) => e.id > from && (e.type.startsWith("agent.") || e.type.startsWith("worktree.")) && e.type !== "agent.output" && (!agentId || e.scope.agentId === agentId),
-    );
-    if (!relevant || timer.current !== null) return;
-    timer.current = window.setTimeout(() => {
-      timer.current = null;
-      latest.current();
-    }, throttleMs);
-  }, [events, throttleMs, agentId]);
-  useEffect(() => () => void (timer.current !== null && window.clearTimeout(timer.current)), []);
+  useLiveRefresh(
+    (e) => (e.type.startsWith("agent.") || e.type.startsWith("worktree.")) && e.type !== "agent.output" && (!agentId || e.scope.agentId === agentId),
+    refresh,
+    throttleMs,
+  );
 }
