@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
 import type { AgentStreamEvent, AgentUsage } from "../../shared/agents";
 import { isAlive, killGroup, readExitCode } from "./agent-process";
 import { JsonlTailer } from "./jsonl-tailer";
@@ -196,11 +196,18 @@ export class AgentSession {
 }
 
 function tailOf(path: string, bytes: number): string {
+  // only the end of the file is read: stderr of a long run can be large
+  let fd: number | undefined;
   try {
-    const size = statSync(path).size;
-    const text = readFileSync(path, "utf8");
-    return (size > bytes ? text.slice(-bytes) : text).trim();
+    fd = openSync(path, "r");
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - bytes);
+    const buf = Buffer.alloc(size - start);
+    readSync(fd, buf, 0, buf.length, start);
+    return buf.toString("utf8").trim();
   } catch {
     return "";
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
