@@ -1,152 +1,109 @@
-import { useState, type FormEvent } from "react";
-import type { BusEvent } from "../../../shared/events";
-import { Button, fieldClass } from "../components/Button";
+import type { ReactNode } from "react";
 import { PageHeader } from "../components/PageHeader";
 import { QueryError } from "../components/QueryError";
-import { errorMessage } from "../lib/errors";
-import { navigate } from "../router/history";
+import { useNow } from "../hooks/useNow";
+import { formatRelative } from "../lib/format";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
-import { DaemonStatusBadge } from "./DaemonStatusBadge";
+import { DaemonActions } from "./DaemonActions";
+import { DaemonLifecycle, DaemonTurns } from "./DaemonActivity";
+import { DaemonQueue } from "./DaemonQueue";
+import { DaemonStatusBadge, loopLabel } from "./DaemonStatusBadge";
+import { TriggerForm } from "./TriggerForm";
+import { useDaemonEvents } from "./useDaemonEvents";
 import { useDaemonsLiveRefresh } from "./useDaemonsLiveRefresh";
 
-export function DaemonPage({ id }: { id: string }) {
+/** While events are queued, the snapshot is also polled this often (a turn starting publishes nothing). */
+const BUSY_POLL_MS = 2000;
+
+/** `/daemons/:id`: status and controls, the queue, a trigger form, its turns and lifecycle, the snapshot. */
+export default function DaemonPage({ id }: { id: string }) {
   const utils = trpc.useUtils();
-  const snap = trpc.daemons.snapshot.useQuery({ id });
-  useDaemonsLiveRefresh(() => void utils.daemons.snapshot.invalidate({ id }), id);
-  const crumbs = <Link href="/daemons" className="hover:underline">Daemons</Link>;
-  if (snap.isPending) return <PageHeader title="Daemon" crumbs={crumbs} description="" />;
-  if (snap.isError || !snap.data) {
+  const snap = trpc.daemons.snapshot.useQuery({ id }, { refetchInterval: (q) => (q.state.data && q.state.data.queued_event_count > 0 ? BUSY_POLL_MS : false) });
+  useDaemonsLiveRefresh(() => void utils.daemons.snapshot.invalidate({ id }), id, 150);
+  const stream = useDaemonEvents(id);
+  const now = useNow(true, 5000);
+  const crumbs = (
+    <Link href="/daemons" className="hover:underline">
+      Daemons
+    </Link>
+  );
+  if (snap.isPending) return <PageHeader title="Daemon" crumbs={crumbs} description={<span aria-busy="true">Loading…</span>} />;
+  if (snap.isError && !snap.data) {
     return (
       <>
-        <PageHeader title="Daemon" crumbs={crumbs} description="" />
+        <PageHeader title="Daemon" crumbs={crumbs} description={<span className="font-mono">{id}</span>} />
         <QueryError title="Cannot load this daemon" error={snap.error} onRetry={() => void snap.refetch()} />
       </>
     );
   }
   const d = snap.data;
-  const pending = (d as { pending_events?: Array<{ seq: number; enqueued_at: string; payload: unknown }> }).pending_events ?? [];
   return (
     <>
-      <PageHeader title={d.name} crumbs={crumbs} description={`${d.model} · ${d.persist_path}`} actions={<Actions id={id} status={d.status} />} />
-      <div className="mt-4 flex flex-wrap items-center gap-3 text-sm text-zinc-600 dark:text-zinc-400">
-        <DaemonStatusBadge status={d.status} loop={d.loop_status} state={d.daemon_state} />
-        <span data-testid="daemon-queue-depth" className="tabular-nums">{d.queued_event_count} queued of {d.event_queue_capacity}</span>
-        <span className="tabular-nums">{d.total_iterations} turns</span>
-        {d.error && <span role="alert" className="text-red-600">{d.error}</span>}
-      </div>
+      <PageHeader
+        title={d.name}
+        crumbs={crumbs}
+        description={
+          <span className="font-mono text-xs">
+            {d.id} · {d.model}
+          </span>
+        }
+        actions={<DaemonActions id={id} name={d.name} status={d.status} />}
+      />
+      <dl data-testid="daemon-facts" className="mt-4 flex flex-wrap items-center gap-x-6 gap-y-2 text-sm text-zinc-600 dark:text-zinc-400">
+        <Fact label="Status">
+          <DaemonStatusBadge status={d.status} />
+        </Fact>
+        <Fact label="Loop">
+          <span data-testid="daemon-loop">{loopLabel(d)}</span>
+        </Fact>
+        <Fact label="Turns">
+          <span className="tabular-nums">{d.total_iterations}</span>
+        </Fact>
+        <Fact label="Snapshot">
+          {d.saved_at ? (
+            <time dateTime={d.saved_at} title={new Date(d.saved_at).toLocaleString()}>
+              {formatRelative(d.saved_at, now)}
+            </time>
+          ) : (
+            "not saved yet"
+          )}
+        </Fact>
+        <Fact label="Root">
+          <span className="font-mono text-xs break-all">{d.persist_path}</span>
+        </Fact>
+      </dl>
+      {d.error && (
+        <p role="alert" data-testid="daemon-error" className="mt-3 rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900/60 dark:bg-red-950/30 dark:text-red-300">
+          {d.error}
+        </p>
+      )}
+      {snap.isError && <p className="mt-2 text-xs text-red-600 dark:text-red-400">Refreshing failed; showing the last known state.</p>}
       <div className="mt-6 grid gap-6 lg:grid-cols-2">
-        <section>
-          <h2 className="text-sm font-semibold">Queue</h2>
-          <ol data-testid="daemon-queue" className="mt-2 space-y-1 text-sm">
-            {d.inflight_event && <QueueRow label="in flight" seq={d.inflight_event.seq} payload={d.inflight_event.payload} />}
-            {pending.map((e) => <QueueRow key={e.seq} label="pending" seq={e.seq} payload={e.payload} />)}
-            {!d.inflight_event && pending.length === 0 && <li className="text-zinc-500">Empty.</li>}
-          </ol>
+        <div className="space-y-6">
+          <DaemonQueue inflight={d.inflight_event} pending={d.pending_events} capacity={d.event_queue_capacity} now={now} />
           <TriggerForm id={id} running={d.status === "running"} />
-        </section>
-        <Lifecycle id={id} />
+        </div>
+        <DaemonTurns stream={stream} />
       </div>
-      <details className="mt-6 text-sm">
-        <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">Snapshot (daemon.json)</summary>
-        <pre className="mt-2 max-h-96 overflow-auto rounded-xl bg-zinc-50 p-3 font-mono text-xs dark:bg-zinc-950">{JSON.stringify(d, null, 2)}</pre>
+      <div className="mt-6">
+        <DaemonLifecycle stream={stream} />
+      </div>
+      <details data-testid="daemon-snapshot" className="group mt-6 rounded-xl border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60">
+        <summary className="cursor-pointer rounded-xl px-4 py-3 text-sm font-semibold select-none hover:bg-zinc-50 dark:hover:bg-zinc-800/40">
+          Snapshot <span className="font-normal text-zinc-500 dark:text-zinc-400">(daemon.json and the live queue, as JSON)</span>
+        </summary>
+        <pre className="max-h-[32rem] overflow-auto border-t border-zinc-200 p-4 font-mono text-xs leading-relaxed text-zinc-800 dark:border-zinc-800 dark:text-zinc-200">{JSON.stringify(d, null, 2)}</pre>
       </details>
     </>
   );
 }
 
-function QueueRow({ label, seq, payload }: { label: string; seq: number; payload: unknown }) {
-  return (
-    <li data-testid="daemon-queue-item" className="flex gap-2 rounded border border-zinc-200 px-2 py-1 dark:border-zinc-800">
-      <span className="text-xs text-zinc-500 tabular-nums">#{seq}</span>
-      <span className={`text-xs ${label === "in flight" ? "text-indigo-600" : "text-zinc-500"}`}>{label}</span>
-      <span className="truncate font-mono text-xs">{typeof payload === "string" ? payload : JSON.stringify(payload)}</span>
-    </li>
-  );
-}
-
-function Actions({ id, status }: { id: string; status: string }) {
-  const utils = trpc.useUtils();
-  const done = () => void utils.daemons.snapshot.invalidate({ id });
-  const stop = trpc.daemons.stop.useMutation({ onSuccess: done });
-  const resume = trpc.daemons.resume.useMutation({ onSuccess: done });
-  const del = trpc.daemons.delete.useMutation({ onSuccess: () => navigate("/daemons") });
-  const error = stop.error ?? resume.error ?? del.error;
+function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div className="flex items-center gap-2">
-      {status === "running" ? (
-        <Button variant="danger" onClick={() => stop.mutate({ id })} disabled={stop.isPending}>Stop</Button>
-      ) : (
-        <Button variant="primary" onClick={() => resume.mutate({ id })} disabled={resume.isPending}>Resume</Button>
-      )}
-      <Button variant="ghost" onClick={() => window.confirm("Delete this daemon? Its root directory is kept.") && del.mutate({ id })}>Delete</Button>
-      {error && <span role="alert" className="text-sm text-red-600">{errorMessage(error)}</span>}
+      <dt className="text-xs text-zinc-500 dark:text-zinc-400">{label}</dt>
+      <dd>{children}</dd>
     </div>
-  );
-}
-
-/** JSON when it looks like JSON (and must then parse), otherwise the text as is. */
-export function parsePayload(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  const t = text.trim();
-  if (!t) return { ok: false, error: "Write a payload: text, or JSON." };
-  if (!t.startsWith("{") && !t.startsWith("[")) return { ok: true, value: text };
-  try {
-    return { ok: true, value: JSON.parse(t) };
-  } catch (err) {
-    return { ok: false, error: `Not valid JSON: ${(err as Error).message}` };
-  }
-}
-
-function TriggerForm({ id, running }: { id: string; running: boolean }) {
-  const utils = trpc.useUtils();
-  const [text, setText] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const trigger = trpc.daemons.trigger.useMutation({
-    onSuccess: () => {
-      setText("");
-      void utils.daemons.snapshot.invalidate({ id });
-    },
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = parsePayload(text);
-    if (!parsed.ok) return setError(parsed.error);
-    setError(null);
-    trigger.mutate({ id, payload: parsed.value });
-  };
-  return (
-    <form onSubmit={submit} className="mt-4 space-y-2">
-      <label className="block text-sm font-medium text-zinc-700 dark:text-zinc-300">
-        Trigger
-        <textarea aria-label="Trigger payload" value={text} onChange={(e) => setText(e.target.value)} rows={3} placeholder='Text, or JSON such as {"issue": 42}' className={`${fieldClass} mt-1 font-mono`} aria-invalid={error ? true : undefined} />
-      </label>
-      <div className="flex items-center gap-3">
-        <Button type="submit" variant="primary" disabled={!running || trigger.isPending}>Send trigger</Button>
-        {!running && <span className="text-xs text-zinc-500">Resume the daemon to trigger it.</span>}
-        {(error ?? trigger.error) && <span role="alert" className="text-sm text-red-600">{error ?? errorMessage(trigger.error)}</span>}
-      </div>
-    </form>
-  );
-}
-
-function Lifecycle({ id }: { id: string }) {
-  const [events, setEvents] = useState<BusEvent[]>([]);
-  trpc.daemons.onEvents.useSubscription(
-    { daemonId: id },
-    { onData: ({ data }) => setEvents((prev) => [...prev, ...(data as BusEvent[]).filter((e) => !prev.some((p) => p.id === e.id))].slice(-300)) },
-  );
-  return (
-    <section>
-      <h2 className="text-sm font-semibold">Lifecycle and turns</h2>
-      <ol data-testid="daemon-events" className="mt-2 max-h-96 space-y-1 overflow-y-auto text-sm">
-        {events.length === 0 && <li className="text-zinc-500">No events yet.</li>}
-        {[...events].reverse().map((e) => (
-          <li key={e.id} data-testid="daemon-event" data-type={e.type} className="rounded border border-zinc-200 px-2 py-1 dark:border-zinc-800">
-            <span className="font-mono text-xs text-zinc-500">{e.type.replace("daemon.", "")}</span>{" "}
-            <span className="text-zinc-800 dark:text-zinc-200">{(e.payload as { text?: string; summary?: string }).text ?? (e.payload as { summary?: string }).summary ?? ""}</span>
-          </li>
-        ))}
-      </ol>
-    </section>
   );
 }

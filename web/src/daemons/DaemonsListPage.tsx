@@ -1,126 +1,160 @@
-import { useState, type FormEvent } from "react";
-import { Button, fieldClass } from "../components/Button";
+import { useMemo } from "react";
+import { primaryLinkClass } from "../components/Button";
 import { Cmd, EmptyState } from "../components/EmptyState";
-import { DaemonsIcon } from "../components/icons";
+import { DaemonsIcon, PlusIcon } from "../components/icons";
 import { PageHeader } from "../components/PageHeader";
 import { QueryError } from "../components/QueryError";
+import { useNow } from "../hooks/useNow";
 import { errorMessage } from "../lib/errors";
+import { formatRelative } from "../lib/format";
+import { useLiveEvents } from "../live/useLiveEvents";
 import { navigate } from "../router/history";
 import { Link } from "../router/Link";
-import { trpc } from "../trpc";
-import { DaemonStatusBadge } from "./DaemonStatusBadge";
+import { trpc, type RouterOutputs } from "../trpc";
+import { DaemonStatusBadge, loopLabel } from "./DaemonStatusBadge";
 import { useDaemonsLiveRefresh } from "./useDaemonsLiveRefresh";
 
+type DaemonSummary = RouterOutputs["daemons"]["list"][number];
+
+const SpawnLink = ({ label }: { label: string }) => (
+  <Link href="/daemons/new" className={primaryLinkClass}>
+    <PlusIcon width={15} height={15} />
+    {label}
+  </Link>
+);
+
+/** `/daemons`: every daemon, refreshed when a daemon event arrives on the live stream. */
 export function DaemonsListPage() {
   const utils = trpc.useUtils();
   const daemons = trpc.daemons.list.useQuery();
   useDaemonsLiveRefresh(() => void utils.daemons.list.invalidate());
-  const [showForm, setShowForm] = useState(false);
   const list = daemons.data ?? [];
   return (
     <>
       <PageHeader
         title="Daemons"
         description="Long-lived agents that wake on a message, a file change or a timer, with a durable FIFO queue."
-        actions={<Button variant="primary" onClick={() => setShowForm((v) => !v)}>{showForm ? "Close" : "New daemon"}</Button>}
+        actions={list.length > 0 ? <SpawnLink label="New daemon" /> : undefined}
       />
-      {showForm && <SpawnDaemonForm />}
       {daemons.isPending ? (
-        <p className="mt-6 text-sm text-zinc-500">Loading daemons…</p>
+        <p aria-busy="true" className="mt-6 text-sm text-zinc-500 dark:text-zinc-400">
+          Loading daemons…
+        </p>
       ) : daemons.isError && !daemons.data ? (
         <QueryError title="Cannot load the daemons" error={daemons.error} onRetry={() => void daemons.refetch()} />
       ) : list.length === 0 ? (
-        !showForm && (
-          <EmptyState Icon={DaemonsIcon} title="No daemons yet" action={<Button variant="primary" onClick={() => setShowForm(true)}>Spawn a daemon</Button>}>
-            Spawn one here or with <Cmd>yard daemon spawn --task "..."</Cmd>; <b>mock/echo</b> needs no API key.
-          </EmptyState>
-        )
+        <EmptyState Icon={DaemonsIcon} title="No daemons yet" action={<SpawnLink label="Spawn a daemon" />}>
+          Spawn one here or with <Cmd>yard daemon spawn --task "..."</Cmd>. The <b>mock/echo</b> model needs no API key.
+        </EmptyState>
       ) : (
-        <div className="mt-6 overflow-x-auto rounded-xl border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60">
-          <table data-testid="daemons-table" className="w-full min-w-[44rem] text-left text-sm">
-            <thead className="border-b border-zinc-200 text-xs text-zinc-500 uppercase dark:border-zinc-800">
-              <tr>
-                <th className="px-4 py-2 font-medium">Daemon</th>
-                <th className="px-4 py-2 font-medium">Status</th>
-                <th className="px-4 py-2 font-medium">Model</th>
-                <th className="px-4 py-2 text-right font-medium">Queue</th>
-                <th className="px-4 py-2 text-right font-medium">Turns</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
-              {list.map((d) => (
-                <tr key={d.id} data-testid="daemon-row">
-                  <td className="px-4 py-2.5">
-                    <Link href={`/daemons/${d.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">{d.name}</Link>
-                    <div className="font-mono text-xs text-zinc-500">{d.persist_path}</div>
-                  </td>
-                  <td className="px-4 py-2.5"><DaemonStatusBadge status={d.status} loop={d.loop_status} state={d.daemon_state} /></td>
-                  <td className="px-4 py-2.5 font-mono text-xs">{d.model}</td>
-                  <td className="px-4 py-2.5 text-right tabular-nums">{d.queued_event_count} / {d.event_queue_capacity}</td>
-                  <td className="px-4 py-2.5 text-right tabular-nums">{d.total_iterations}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <>
+          <DaemonsTable daemons={list} />
+          {daemons.isError && <p className="mt-2 text-xs text-red-600 dark:text-red-400">Refreshing failed: {errorMessage(daemons.error)}. Showing the last known list.</p>}
+        </>
       )}
     </>
   );
 }
 
-function SpawnDaemonForm() {
-  const models = trpc.models.list.useQuery();
-  const spawn = trpc.daemons.spawn.useMutation({ onSuccess: (d) => navigate(`/daemons/${d.id}`) });
-  const [name, setName] = useState("");
-  const [task, setTask] = useState("");
-  const [system, setSystem] = useState("");
-  const [model, setModel] = useState("mock/echo");
-  const [wake, setWake] = useState("");
-  const [capacity, setCapacity] = useState("1024");
-  const [error, setError] = useState<string | null>(null);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!task.trim()) return setError("Give the daemon a task.");
-    const cap = Number(capacity);
-    if (!Number.isInteger(cap) || cap < 1) return setError("Queue capacity must be a whole number above 0.");
-    if (wake && (!Number.isInteger(Number(wake)) || Number(wake) < 10)) return setError("Wake interval must be at least 10 ms.");
-    setError(null);
-    spawn.mutate({ task, model, eventQueueCapacity: cap, ...(name.trim() ? { name: name.trim() } : {}), ...(system.trim() ? { system } : {}), ...(wake ? { wakeIntervalMs: Number(wake) } : {}) });
-  };
-  const label = "block text-sm font-medium text-zinc-700 dark:text-zinc-300";
-  const modelIds = models.data?.filter((m) => m.available).map((m) => m.id) ?? ["mock/echo"];
+/** The newest time each daemon was heard of: its last snapshot, or its last event on the live stream. */
+function useLastActivity(daemons: readonly DaemonSummary[]): Map<string, string> {
+  const { events } = useLiveEvents();
+  return useMemo(() => {
+    const last = new Map<string, string>();
+    for (const d of daemons) if (d.saved_at) last.set(d.id, d.saved_at);
+    for (const e of events) {
+      const id = e.scope.daemonId;
+      if (!id || !e.type.startsWith("daemon.")) continue;
+      const known = last.get(id);
+      if (!known || Date.parse(e.ts) > Date.parse(known)) last.set(id, e.ts);
+    }
+    return last;
+  }, [daemons, events]);
+}
+
+function DaemonsTable({ daemons }: { daemons: readonly DaemonSummary[] }) {
+  const now = useNow(true, 5000);
+  const lastActivity = useLastActivity(daemons);
+  const th = "px-4 py-2.5 font-medium";
   return (
-    <form onSubmit={submit} data-testid="spawn-daemon-form" className="mt-6 grid gap-4 rounded-xl border border-zinc-200 bg-white p-5 shadow-sm sm:grid-cols-2 dark:border-zinc-800 dark:bg-zinc-900/60">
-      <label className={label}>
-        Name
-        <input value={name} onChange={(e) => setName(e.target.value)} placeholder="triage-bot" className={`${fieldClass} mt-1`} />
-      </label>
-      <label className={label}>
-        Model
-        <select value={model} onChange={(e) => setModel(e.target.value)} className={`${fieldClass} mt-1`}>
-          {[...new Set(["mock/echo", ...modelIds])].map((m) => <option key={m} value={m}>{m}</option>)}
-        </select>
-      </label>
-      <label className={`${label} sm:col-span-2`}>
-        Task
-        <textarea value={task} onChange={(e) => setTask(e.target.value)} rows={3} placeholder="What should it do with each message?" className={`${fieldClass} mt-1`} />
-      </label>
-      <label className={`${label} sm:col-span-2`}>
-        System prompt (optional)
-        <input value={system} onChange={(e) => setSystem(e.target.value)} className={`${fieldClass} mt-1`} />
-      </label>
-      <label className={label}>
-        Wake interval, ms (optional)
-        <input value={wake} onChange={(e) => setWake(e.target.value)} inputMode="numeric" className={`${fieldClass} mt-1`} />
-      </label>
-      <label className={label}>
-        Queue capacity
-        <input value={capacity} onChange={(e) => setCapacity(e.target.value)} inputMode="numeric" className={`${fieldClass} mt-1`} />
-      </label>
-      <div className="flex items-center gap-3 sm:col-span-2">
-        <Button type="submit" variant="primary" disabled={spawn.isPending}>{spawn.isPending ? "Spawning…" : "Spawn daemon"}</Button>
-        {(error ?? spawn.error) && <p role="alert" className="text-sm text-red-600 dark:text-red-400">{error ?? errorMessage(spawn.error)}</p>}
-      </div>
-    </form>
+    <div className="mt-6 overflow-x-auto rounded-xl border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60">
+      <table data-testid="daemons-table" className="w-full min-w-[60rem] text-left text-sm">
+        <thead className="border-b border-zinc-200 text-xs font-medium text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
+          <tr>
+            <th scope="col" className={th}>Daemon</th>
+            <th scope="col" className={th}>Status</th>
+            <th scope="col" className={th}>Loop</th>
+            <th scope="col" className={th}>Model</th>
+            <th scope="col" className={`${th} text-right`} title="Pending plus in flight, of the queue's capacity">Queue</th>
+            <th scope="col" className={`${th} text-right`}>Turns</th>
+            <th scope="col" className={th}>Last activity</th>
+            <th scope="col" className={th}>Root directory</th>
+          </tr>
+        </thead>
+        <tbody>
+          {daemons.map((d) => (
+            <DaemonRow key={d.id} daemon={d} last={lastActivity.get(d.id)} now={now} />
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
+}
+
+function DaemonRow({ daemon: d, last, now }: { daemon: DaemonSummary; last: string | undefined; now: number }) {
+  const href = `/daemons/${encodeURIComponent(d.id)}`;
+  const muted = "text-zinc-600 dark:text-zinc-400";
+  return (
+    <tr
+      data-testid="daemon-row"
+      data-daemon-id={d.id}
+      onClick={(e) => {
+        if ((e.target as HTMLElement).closest("a")) return;
+        navigate(href);
+      }}
+      className="cursor-pointer border-b border-zinc-100 last:border-b-0 hover:bg-zinc-50 dark:border-zinc-800/70 dark:hover:bg-zinc-800/40"
+    >
+      <td className="max-w-56 px-4 py-2.5">
+        <Link href={href} className="block truncate font-medium text-zinc-900 hover:underline dark:text-zinc-100">
+          {d.name}
+        </Link>
+        <span className="block truncate font-mono text-xs text-zinc-500 dark:text-zinc-400" title={d.id}>
+          {d.id}
+        </span>
+      </td>
+      <td className="px-4 py-2.5">
+        <DaemonStatusBadge status={d.status} />
+      </td>
+      <td data-testid="daemon-loop" className={`px-4 py-2.5 whitespace-nowrap ${muted}`} title={d.error}>
+        {loopLabel(d)}
+      </td>
+      <td className={`px-4 py-2.5 font-mono text-xs whitespace-nowrap ${muted}`}>{d.model}</td>
+      <td data-testid="daemon-queue-count" data-count={d.queued_event_count} className={`px-4 py-2.5 text-right whitespace-nowrap tabular-nums ${muted}`}>
+        {d.queued_event_count}
+        {d.event_queue_capacity > 0 && <span className="text-zinc-400 dark:text-zinc-500"> / {d.event_queue_capacity.toLocaleString("en")}</span>}
+      </td>
+      <td className={`px-4 py-2.5 text-right tabular-nums ${muted}`}>{d.total_iterations}</td>
+      <td className={`px-4 py-2.5 whitespace-nowrap ${muted}`}>
+        {last ? (
+          <time dateTime={last} title={new Date(last).toLocaleString()}>
+            {formatRelative(last, now)}
+          </time>
+        ) : (
+          "—"
+        )}
+      </td>
+      <td className="max-w-64 px-4 py-2.5">
+        {/* rtl + bdi: a long path is cut at its start, so its last parts show */}
+        <span dir="rtl" data-testid="daemon-root" className={`block truncate text-left font-mono text-xs ${muted}`} title={d.persist_path}>
+          <bdi>{rootLabel(d.persist_path, d.id)}</bdi>
+        </span>
+      </td>
+    </tr>
+  );
+}
+
+
+/** The root directory, with the daemon's id (already shown beside its name) cut short at its end. */
+export function rootLabel(path: string, id: string): string {
+  return path.endsWith(id) && id.length > 16 ? `${path.slice(0, path.length - id.length + 15)}…` : path;
 }
