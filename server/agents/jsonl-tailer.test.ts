@@ -116,4 +116,17 @@ describe("JsonlTailer", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(got).toHaveLength(20);
   });
+
+  it("never reads twice at once: flushes racing watch events deliver each line exactly once", async () => {
+    const path = join(tmp(), "out.jsonl");
+    const { tailer, lines } = collect(path);
+    tailer.start();
+    for (let i = 0; i < 300; i++) {
+      appendFileSync(path, `line ${i}\n`);
+      if (i % 3 === 0) await tailer.flush();
+    }
+    await tailer.flush({ final: true });
+    await tailer.stop();
+    expect(lines).toEqual(Array.from({ length: 300 }, (_, i) => `line ${i}`));
+  });
 });

@@ -31,8 +31,10 @@ export class JsonlTailer {
   private handle: FileHandle | undefined;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private reading: Promise<void> | undefined;
-  private again = false;
+  /** Every read (watch, poll, flush) runs on this one chain: never two reads at once. */
+  private chain: Promise<void> = Promise.resolve();
+  /** A watch/poll read is queued and has not started yet: further kicks add nothing. */
+  private queued = false;
   private stopped = false;
   /** One read buffer per tailer, reused (lines are copied out when decoded). */
   private buf: Buffer | undefined;
@@ -86,35 +88,30 @@ export class JsonlTailer {
     if (!this.watcher || this.polls % 5 === 0) this.kick(true);
   }
 
-  /** Schedule a read; coalesces with one in progress. */
+  /** Queue a read; coalesces with one queued but not yet started. */
   private kick(checkSize = false): void {
-    if (this.stopped) return;
-    if (this.reading) {
-      this.again = true;
-      return;
-    }
-    this.reading = this.readAvailable(false, checkSize)
-      .catch((err: Error) => this.opts.onError?.(err))
-      .finally(() => {
-        this.reading = undefined;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    if (this.stopped || this.queued) return;
+    this.queued = true;
+    this.chain = this.chain
+      .then(() => {
+        this.queued = false;
+        return this.stopped ? undefined : this.readAvailable(false, checkSize);
+      })
+      .catch((err: Error) => this.opts.onError?.(err));
   }
 
-  /** Read everything up to EOF now; with `final`, also a last line without "\n". */
+  /** Read everything up to EOF now (after any read in progress); with `final`, also a last line without "\n". */
   async flush(opts: { final?: boolean } = {}): Promise<void> {
-    while (this.reading) await this.reading;
-    await this.readAvailable(opts.final ?? false);
+    const run = this.chain.then(() => this.readAvailable(opts.final ?? false));
+    this.chain = run.catch(() => undefined);
+    await run;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     this.unwatch();
-    while (this.reading) await this.reading.catch(() => undefined);
+    await this.chain.catch(() => undefined);
     await this.handle?.close().catch(() => undefined);
     this.handle = undefined;
   }
