@@ -1,6 +1,13 @@
 import { makeGenericProvider } from "./generic";
 
-/** Aider: `aider --message <prompt>` runs one instruction and exits; `--yes-always` for bypass. */
+/**
+ * Aider: `aider --message <prompt>` runs one instruction and exits. `--no-pretty --no-stream`
+ * give plain lines for the generic parser, `--no-check-update` keeps it off the network.
+ * `--yes-always` answers every confirmation yes: bypass and acceptEdits both need it, since a
+ * headless aider (stdin closed) cannot ask; what it does at a confirmation in ask mode is
+ * uncertain (declines or stops). Aider commits its edits itself, on the agent's worktree branch.
+ * From its docs, not run here.
+ */
 export const aiderProvider = makeGenericProvider({
   name: "aider",
   displayName: "Aider",

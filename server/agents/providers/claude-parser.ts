@@ -15,6 +15,8 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 const RATE_LIMIT_TEXT = /usage limit|rate limit|hit your limit|rate_limit/i;
+/** How Claude Code words a subscription limit in the synthetic assistant message it prints. */
+const LIMIT_MESSAGE = /usage limit reached|you['’]ve hit your (usage )?limit/i;
 
 /** "Claude AI usage limit reached|1760000000" -> the reset time in ISO. */
 function resetsAtOf(text: string): string | undefined {
@@ -50,8 +52,10 @@ export function usageOf(u: unknown, costUsd?: number): AgentUsage {
 export class ClaudeParser implements LineParser {
   private readonly toolNames = new Map<string, string>();
 
+  /** Model output and tool results; not an assistant line carrying an error or a synthetic (CLI-made) message. */
   isRoutine(line: string): boolean {
-    return (line.startsWith('{"type":"assistant"') && !line.includes('"error":')) || line.startsWith('{"type":"user"') || line.startsWith('{"type":"stream_event"');
+    if (line.startsWith('{"type":"assistant"')) return !line.includes('"error":') && !line.includes('"<synthetic>"');
+    return line.startsWith('{"type":"user"') || line.startsWith('{"type":"stream_event"');
   }
 
   parseLine(line: string): AgentStreamEvent[] {
@@ -112,12 +116,20 @@ export class ClaudeParser implements LineParser {
         out.push({ kind: "tool_call", id: block.id, name, input: block.input ?? {} });
       }
     }
-    if (v.error === "rate_limit" || (typeof v.error === "string" && RATE_LIMIT_TEXT.test(v.error))) {
-      const text = out.find((e) => e.kind === "text")?.kind === "text" ? (out.find((e) => e.kind === "text") as { text: string }).text : String(v.error);
-      const resetsAt = resetsAtOf(text);
-      out.push({ kind: "rate_limit", message: text, ...(resetsAt ? { resetsAt } : {}) });
-    }
+    const limit = this.rateLimitOf(v, out);
+    if (limit) out.push(limit);
     return out;
+  }
+
+  /** `"error":"rate_limit"` on the line, or the CLI's own "usage limit reached" / "You've hit your limit" text. */
+  private rateLimitOf(v: Json, blocks: AgentStreamEvent[]): AgentStreamEvent | undefined {
+    const text = blocks.find((e): e is Extract<AgentStreamEvent, { kind: "text" }> => e.kind === "text")?.text;
+    const error = str(v.error);
+    const flagged = error !== undefined && RATE_LIMIT_TEXT.test(error);
+    if (!flagged && !(text !== undefined && LIMIT_MESSAGE.test(text))) return undefined;
+    const message = text ?? error ?? "rate limited";
+    const resetsAt = resetsAtOf(message);
+    return { kind: "rate_limit", message, ...(resetsAt ? { resetsAt } : {}) };
   }
 
   private user(v: Json): AgentStreamEvent[] {
@@ -136,7 +148,7 @@ export class ClaudeParser implements LineParser {
     const isError = v.is_error === true;
     const message = str(v.result) ?? (Array.isArray(v.errors) ? v.errors.map(String).join("; ") : "");
     const out: AgentStreamEvent[] = [];
-    if (isError && RATE_LIMIT_TEXT.test(message)) {
+    if (isError && (RATE_LIMIT_TEXT.test(message) || v.api_error_status === 429)) {
       const resetsAt = resetsAtOf(message);
       out.push({ kind: "rate_limit", message, ...(resetsAt ? { resetsAt } : {}) });
     }

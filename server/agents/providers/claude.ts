@@ -1,10 +1,13 @@
-import { existsSync, writeFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ClaudeParser } from "./claude-parser";
+import { promptArg } from "./prompt-arg";
 import type { CommandLine, LaunchSpec, ProviderAdapter } from "./types";
 
-/** Claude Code: `claude -p <prompt> --output-format stream-json --verbose`. */
+/**
+ * Claude Code: `claude -p <prompt> --output-format stream-json --verbose`; `--session-id` on a
+ * spawn, `--resume` on a resume (same cwd and CLAUDE_CONFIG_DIR: sessions are stored per cwd).
+ */
 
 /** The environment that keeps Claude Code on the configured endpoint and quiet. */
 export function claudeEnv(spec: LaunchSpec): Record<string, string> {
@@ -15,8 +18,9 @@ export function claudeEnv(spec: LaunchSpec): Record<string, string> {
     DISABLE_TELEMETRY: "1",
     DISABLE_ERROR_REPORTING: "1",
   };
-  // Claude Code appends /v1 itself
+  // Claude Code appends /v1 itself: "http://host/v1" would become ".../v1/v1/messages"
   if (spec.endpoints.anthropicBaseUrl) env.ANTHROPIC_BASE_URL = spec.endpoints.anthropicBaseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+  // as root, bypassPermissions (= --dangerously-skip-permissions) refuses to start without it
   if (spec.permissionMode === "bypass" && spec.runningAsRoot) env.IS_SANDBOX = "1";
   // a human may take long to decide an approval: never let the MCP call time out into a denial
   if (spec.permissionMode === "ask") env.MCP_TOOL_TIMEOUT = "86400000";
@@ -25,7 +29,7 @@ export function claudeEnv(spec: LaunchSpec): Record<string, string> {
 
 /** The flags shared by claude and everything that speaks its dialect (our fake agent). */
 export function claudeArgs(spec: LaunchSpec): string[] {
-  const args = ["-p", spec.prompt, "--output-format", "stream-json", "--verbose"];
+  const args = ["-p", promptArg(spec.prompt), "--output-format", "stream-json", "--verbose"];
   if (spec.resumeSessionId) args.push("--resume", spec.resumeSessionId);
   else if (spec.newSessionId) args.push("--session-id", spec.newSessionId);
   if (spec.model) args.push("--model", spec.model);
@@ -37,6 +41,7 @@ export function claudeArgs(spec: LaunchSpec): string[] {
       args.push("--permission-mode", "acceptEdits");
       break;
     case "ask": {
+      // default mode asks through the permission-prompt tool; without a server it refuses instead
       args.push("--permission-mode", "default");
       const server = spec.permissionServer;
       if (server) {
@@ -52,8 +57,10 @@ export function claudeArgs(spec: LaunchSpec): string[] {
 /** A fresh config dir skips onboarding (never overwrite a user's own). */
 export async function prepareClaudeHome(spec: LaunchSpec): Promise<void> {
   await mkdir(spec.configDir, { recursive: true });
-  const path = join(spec.configDir, ".claude.json");
-  if (!existsSync(path)) writeFileSync(path, JSON.stringify({ hasCompletedOnboarding: true }));
+  // "wx": create only, so an existing file (a login, the CLI's own state) is never overwritten
+  await writeFile(join(spec.configDir, ".claude.json"), JSON.stringify({ hasCompletedOnboarding: true }), { flag: "wx" }).catch((e: unknown) => {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  });
 }
 
 export const claudeProvider: ProviderAdapter = {

@@ -5,7 +5,9 @@ import type { LineParser } from "./types";
  * Codex `exec --json`: thread.started, turn.started, item.started / item.completed (agent_message,
  * reasoning, command_execution, file_change, mcp_tool_call, error = a WARNING), turn.completed with
  * CUMULATIVE usage (emitted as the run's totals, never summed), turn.failed / error on failure.
- * Non-JSON lines (its stderr warnings when mixed in) become raw events.
+ * A top-level `error` "Reconnecting... 1/5 (stream disconnected ...)" is a retry notice, not a
+ * failure (codex 0.169 prints it and then completes the turn). Non-JSON lines (its stderr
+ * warnings when mixed in) become raw events.
  */
 
 type Json = Record<string, unknown>;
@@ -14,6 +16,7 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 const RATE_LIMIT = /\b429\b|rate.?limit|usage limit|too many requests/i;
+const RETRY_NOTICE = /^\s*reconnecting\b/i;
 
 function usageOf(u: unknown): AgentUsage {
   const usage: AgentUsage = { inputTokens: 0, outputTokens: 0 };
@@ -29,9 +32,19 @@ function usageOf(u: unknown): AgentUsage {
   return usage;
 }
 
+/** An MCP tool result: its text content blocks, else the whole result as JSON. */
+function mcpResultText(result: unknown): string {
+  if (typeof result === "string") return result;
+  const content = isObject(result) && Array.isArray(result.content) ? result.content : [];
+  const texts = content.filter(isObject).map((c) => str(c.text)).filter((t): t is string => t !== undefined);
+  return texts.length > 0 ? texts.join("\n") : JSON.stringify(result);
+}
+
 export class CodexParser implements LineParser {
   private readonly started = new Set<string>();
   private lastMessage = "";
+  /** The last fatal `error` message: the `turn.failed` that repeats it adds only the result. */
+  private lastFatal: string | undefined;
 
   parseLine(line: string): AgentStreamEvent[] {
     if (line.trim() === "") return [];
@@ -58,17 +71,25 @@ export class CodexParser implements LineParser {
           { kind: "usage", usage: usageOf(v.usage) },
           { kind: "result", isError: false, message: this.lastMessage, subtype: "success" },
         ];
-      case "turn.failed": {
-        const message = isObject(v.error) ? (str(v.error.message) ?? "turn failed") : "turn failed";
-        return [...this.rateLimit(message), { kind: "error", message, fatal: true }, { kind: "result", isError: true, message, subtype: "turn.failed" }];
-      }
-      case "error": {
-        const message = str(v.message) ?? "error";
-        return [...this.rateLimit(message), { kind: "error", message, fatal: true }];
-      }
+      case "turn.failed":
+        return this.turnFailed(isObject(v.error) ? (str(v.error.message) ?? "turn failed") : "turn failed");
+      case "error":
+        return this.topLevelError(str(v.message) ?? "error");
       default:
         return [{ kind: "raw", text: line }];
     }
+  }
+
+  private topLevelError(message: string): AgentStreamEvent[] {
+    if (RETRY_NOTICE.test(message)) return [{ kind: "error", message, fatal: false }];
+    this.lastFatal = message;
+    return [...this.rateLimit(message), { kind: "error", message, fatal: true }];
+  }
+
+  private turnFailed(message: string): AgentStreamEvent[] {
+    const result: AgentStreamEvent = { kind: "result", isError: true, message, subtype: "turn.failed" };
+    if (message === this.lastFatal) return [result];
+    return [...this.rateLimit(message), { kind: "error", message, fatal: true }, result];
   }
 
   private rateLimit(message: string): AgentStreamEvent[] {
@@ -128,7 +149,7 @@ export class CodexParser implements LineParser {
     if (item.type === "file_change" && Array.isArray(item.changes)) {
       return item.changes.map((c) => (isObject(c) ? `${str(c.kind) ?? "update"} ${str(c.path) ?? ""}` : "")).join("\n");
     }
-    if (item.result !== undefined) return typeof item.result === "string" ? item.result : JSON.stringify(item.result);
+    if (item.result !== undefined && item.result !== null) return mcpResultText(item.result);
     if (isObject(item.error)) return str(item.error.message) ?? "";
     return "";
   }

@@ -5,15 +5,33 @@ import type { CommandLine, LaunchSpec, ProviderAdapter } from "./types";
 
 /**
  * Codex: `codex exec --json`. It ignores OPENAI_BASE_URL, so each agent gets its own CODEX_HOME
- * with a config.toml naming the endpoint. `codex exec` has no interactive approvals: `ask` and
- * `acceptEdits` both run in the workspace-write sandbox (edits inside the worktree only).
+ * with a config.toml naming the endpoint (the key comes from OPENAI_API_KEY in the environment).
  */
 
-const toml = (s: string) => JSON.stringify(s); // a TOML basic string has JSON's escapes
+const TOML_ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r" };
 
+/** A TOML basic string: quotes, backslashes and control characters escaped; lone surrogates replaced. */
+export function tomlString(value: string): string {
+  let out = "";
+  for (const ch of value) {
+    const code = ch.codePointAt(0) ?? 0;
+    const known = TOML_ESCAPES[ch];
+    if (known) out += known;
+    else if (code < 0x20 || code === 0x7f) out += `\\u${code.toString(16).padStart(4, "0")}`;
+    else if (code >= 0xd800 && code <= 0xdfff) out += "\ufffd"; // a lone surrogate: not a Unicode scalar value
+    else out += ch;
+  }
+  return `"${out}"`;
+}
+
+/**
+ * `<CODEX_HOME>/config.toml`: the model, the Switchyard endpoint as the model provider (its
+ * Responses API under /v1) when one is configured, analytics off. Top-level keys come before
+ * the tables, as TOML requires.
+ */
 export function codexConfigToml(spec: LaunchSpec): string {
   const lines: string[] = [];
-  if (spec.model) lines.push(`model = ${toml(spec.model)}`);
+  if (spec.model) lines.push(`model = ${tomlString(spec.model)}`);
   if (spec.endpoints.openaiBaseUrl) {
     const root = spec.endpoints.openaiBaseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
     lines.push(
@@ -21,7 +39,7 @@ export function codexConfigToml(spec: LaunchSpec): string {
       "",
       "[model_providers.switchyard]",
       `name = "Switchyard endpoint"`,
-      `base_url = ${toml(`${root}/v1`)}`,
+      `base_url = ${tomlString(`${root}/v1`)}`,
       `env_key = "OPENAI_API_KEY"`,
       `wire_api = "responses"`,
     );
@@ -30,10 +48,27 @@ export function codexConfigToml(spec: LaunchSpec): string {
   return lines.join("\n");
 }
 
+/**
+ * bypass: no sandbox, no approvals. acceptEdits and ask: the workspace-write sandbox. `codex exec`
+ * never prompts (it has no interactive approvals and no permission-prompt tool), so `ask` cannot
+ * route approvals to a human: it falls back to the same sandbox as acceptEdits.
+ */
 function sandboxArgs(spec: LaunchSpec, resume: boolean): string[] {
   if (spec.permissionMode === "bypass") return ["--dangerously-bypass-approvals-and-sandbox"];
-  // `exec resume` has no --sandbox flag: the same setting through -c
+  // `exec resume` has no --sandbox flag (codex 0.169 `exec resume --help`): the same setting through -c
   return resume ? ["-c", 'sandbox_mode="workspace-write"'] : ["--sandbox", "workspace-write"];
+}
+
+/**
+ * Spawn: `codex exec <options> -C <cwd> -- <prompt>`; resume: `codex exec resume <options> --
+ * <thread id> <prompt>` (resume takes no -C: it runs in the process cwd). The `--` keeps a prompt
+ * that starts with a dash from being read as an option (clap refuses it otherwise). `--disable
+ * plugins` keeps all traffic on the configured endpoint.
+ */
+export function codexArgs(spec: LaunchSpec): string[] {
+  const common = ["--json", "--skip-git-repo-check", "--disable", "plugins", ...(spec.model ? ["--model", spec.model] : [])];
+  if (spec.resumeSessionId) return ["exec", "resume", ...common, ...sandboxArgs(spec, true), "--", spec.resumeSessionId, spec.prompt];
+  return ["exec", ...common, ...sandboxArgs(spec, false), "-C", spec.cwd, "--", spec.prompt];
 }
 
 export const codexProvider: ProviderAdapter = {
@@ -46,11 +81,7 @@ export const codexProvider: ProviderAdapter = {
   canSteer: false,
   choosesSessionId: false,
   buildCommand(spec, command): CommandLine {
-    const common = ["--json", "--skip-git-repo-check", "--disable", "plugins", ...(spec.model ? ["--model", spec.model] : [])];
-    const args = spec.resumeSessionId
-      ? ["exec", "resume", ...common, ...sandboxArgs(spec, true), spec.resumeSessionId, spec.prompt]
-      : ["exec", ...common, ...sandboxArgs(spec, false), "-C", spec.cwd, spec.prompt];
-    return { command, args, env: { CODEX_HOME: spec.configDir } };
+    return { command, args: codexArgs(spec), env: { CODEX_HOME: spec.configDir } };
   },
   async prepare(spec) {
     await mkdir(spec.configDir, { recursive: true });

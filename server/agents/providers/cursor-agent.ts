@@ -1,7 +1,13 @@
 import { ClaudeParser } from "./claude-parser";
 import { makeGenericProvider } from "./generic";
 
-/** Cursor's CLI agent: `cursor-agent -p --output-format stream-json <prompt>` prints Claude-like JSON lines. */
+/**
+ * Cursor's CLI agent: `cursor-agent -p --output-format stream-json <prompt>`. Its stream-json is
+ * Claude-like (system/init with session_id, assistant message content blocks, result), so the
+ * Claude parser reads it; its own `tool_call` started/completed lines have no Claude equivalent
+ * and stay raw. `--force` allows commands without asking; `--resume <chat id>` continues a chat.
+ * From its docs, not run here.
+ */
 export const cursorAgentProvider = makeGenericProvider({
   name: "cursor-agent",
   displayName: "Cursor Agent",

@@ -1,25 +1,41 @@
 import type { AgentStreamEvent } from "../../../shared/agents";
+import { promptArg } from "./prompt-arg";
 import type { CommandLine, LaunchSpec, LineParser, ProviderAdapter } from "./types";
 
 /**
- * The fallback for CLIs without a dedicated parser: every line is text; a JSON object with a
- * text-like field is read best-effort; anything else stays raw. Completion then rests on
- * signal.json and the exit code.
+ * The fallback for CLIs without a dedicated parser: every plain line is text. A JSON object is
+ * read best-effort: an `error` event or field becomes a warning, a user-role message (the CLI
+ * echoing its input) stays raw, a text-like field (text, content, message, result) becomes text,
+ * anything else stays raw. Completion then rests on signal.json and the exit code.
  */
+const TEXT_FIELDS = ["text", "content", "message", "result"] as const;
+
+function objectEvent(v: Record<string, unknown>, line: string): AgentStreamEvent {
+  if (v.type === "error" || typeof v.error === "string") {
+    const message = typeof v.message === "string" ? v.message : typeof v.error === "string" ? v.error : line;
+    return { kind: "error", message, fatal: false };
+  }
+  if (v.role === "user") return { kind: "raw", text: line };
+  for (const key of TEXT_FIELDS) {
+    const value = v[key];
+    if (typeof value === "string") return { kind: "text", text: value };
+  }
+  return { kind: "raw", text: line };
+}
+
 export class GenericLineParser implements LineParser {
   parseLine(line: string): AgentStreamEvent[] {
     const trimmed = line.trim();
     if (trimmed === "") return [];
     if (!trimmed.startsWith("{")) return [{ kind: "text", text: line }];
+    let v: unknown;
     try {
-      const v = JSON.parse(trimmed) as Record<string, unknown>;
-      for (const key of ["text", "content", "message", "result"]) {
-        if (typeof v[key] === "string") return [{ kind: "text", text: v[key] as string }];
-      }
-      return [{ kind: "raw", text: line }];
+      v = JSON.parse(trimmed);
     } catch {
       return [{ kind: "text", text: line }];
     }
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return [{ kind: "raw", text: line }];
+    return [objectEvent(v as Record<string, unknown>, line)];
   }
 }
 
@@ -41,6 +57,7 @@ export interface GenericPreset {
   env?: (spec: LaunchSpec) => Record<string, string>;
 }
 
+/** An adapter from a preset: `<command> <args> <permission args> [model] [resume] <prompt>`. */
 export function makeGenericProvider(p: GenericPreset): ProviderAdapter {
   return {
     name: p.name,
@@ -55,8 +72,8 @@ export function makeGenericProvider(p: GenericPreset): ProviderAdapter {
       const args = [...p.args, ...(p.permissionArgs?.[spec.permissionMode] ?? [])];
       if (spec.model && p.modelFlag) args.push(p.modelFlag, spec.model);
       if (spec.resumeSessionId && p.resumeFlag) args.push(p.resumeFlag, spec.resumeSessionId);
-      if (p.promptFlag) args.push(p.promptFlag, spec.prompt);
-      else args.push(spec.prompt);
+      if (p.promptFlag) args.push(p.promptFlag);
+      args.push(promptArg(spec.prompt));
       return { command, args, env: p.env?.(spec) ?? {} };
     },
     createParser: p.parser ?? (() => new GenericLineParser()),

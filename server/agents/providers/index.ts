@@ -1,5 +1,5 @@
 import { accessSync, constants } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
 import { aiderProvider } from "./aider";
 import { ampProvider } from "./amp";
 import { claudeProvider } from "./claude";
@@ -21,7 +21,16 @@ export function getProvider(name: string): ProviderAdapter {
   return p;
 }
 
-export function listProviders() {
+/** What the dashboard's provider picker shows. */
+export interface ProviderSummary {
+  name: string;
+  displayName: string;
+  structuredOutput: boolean;
+  canSteer: boolean;
+  resumeStyle: ProviderAdapter["resumeStyle"];
+}
+
+export function listProviders(): ProviderSummary[] {
   return Object.values(PROVIDERS).map((p) => ({
     name: p.name,
     displayName: p.displayName,
@@ -40,13 +49,26 @@ function executable(path: string): boolean {
   }
 }
 
-/** The executable to run: a configured override, the repo's node_modules/.bin, then PATH. */
+/**
+ * The executable to run, or null when there is none: a configured override (an absolute path, a
+ * path relative to the repo root, or a bare name looked up on PATH), else the repo's
+ * node_modules/.bin/<defaultCommand>, else PATH. The fake agent runs on this very node.
+ */
 export function resolveCommand(adapter: ProviderAdapter, opts: { repoRoot: string; pathEnv: string; override?: string }): string | null {
-  if (opts.override) return isAbsolute(opts.override) ? (executable(opts.override) ? opts.override : null) : findOnPath(opts.override, opts.pathEnv);
+  if (opts.override) return resolveOverride(opts.override, opts);
   if (adapter.name === "fake") return process.execPath;
   const local = join(opts.repoRoot, "node_modules", ".bin", adapter.defaultCommand);
   if (executable(local)) return local;
   return findOnPath(adapter.defaultCommand, opts.pathEnv);
+}
+
+function resolveOverride(override: string, opts: { repoRoot: string; pathEnv: string }): string | null {
+  if (isAbsolute(override)) return executable(override) ? override : null;
+  if (override.includes("/") || override.includes(sep)) {
+    const path = resolve(opts.repoRoot, override);
+    return executable(path) ? path : null;
+  }
+  return findOnPath(override, opts.pathEnv);
 }
 
 function findOnPath(command: string, pathEnv: string): string | null {
