@@ -21,6 +21,7 @@ import { REPO_ROOT } from "./paths";
 import { createModelRegistry } from "./models/models.service";
 import { registerDaemonWebhook } from "./daemons/daemon-webhook";
 import { AgentsService } from "./agents/agents.service";
+import { AccountsService } from "./accounts/accounts.service";
 import { ConversationsService } from "./conversations/conversations.service";
 import { registerPermissionMcp } from "./agents/permission-mcp";
 import { DaemonsService } from "./daemons/daemons.service";
@@ -70,7 +71,19 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
 
   let boundPort = config.port;
   let sseClients = 0;
-  const agents = new AgentsService({ db, bus, log, config, serverUrl: () => server.url() });
+  // eslint-disable-next-line prefer-const -- the accounts service needs the agents service, built next
+  let agents: AgentsService;
+  const accounts = new AccountsService({
+    db,
+    bus,
+    log,
+    home: config.home,
+    cooldownMs: config.accountCooldownMs,
+    claudeOAuth: { tokenUrl: config.claudeOAuthTokenUrl, clientId: config.claudeOAuthClientId },
+    addSecret: (secret) => redact.add(secret),
+    activeAgentsOf: (accountId) => agents.activeOnAccount(accountId),
+  });
+  agents = new AgentsService({ db, bus, log, config, accounts, serverUrl: () => server.url() });
   const guard = createGuard({
     boundHost: config.host,
     port: () => boundPort,
@@ -115,6 +128,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     runs,
     daemons,
     agents,
+    accounts,
     conversations: new ConversationsService(db, bus, agents),
     redact,
     startedAt: Date.now(),
@@ -218,6 +232,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
         await runs.shutdown();
         await daemons.shutdown();
         await agents.shutdown();
+        accounts.close();
         // Connections are cut, not ended: clients reconnect and resume from their last event id.
         ws.close();
         await app.close();

@@ -58,6 +58,13 @@ const ConfigSchema = z.object({
         : v,
     z.record(z.string(), z.string().min(1, "expected provider=/path/to/command")).default({}),
   ),
+  /** An account at a usage limit that announced no reset time is skipped this long. */
+  accountCooldownMs: z.coerce.number().int().min(1000).default(5 * 60_000),
+  /** Where Claude OAuth accounts renew their access token (refresh-token grant). */
+  claudeOAuthTokenUrl: httpUrl.default("https://console.anthropic.com/v1/oauth/token"),
+  claudeOAuthClientId: z.string().min(1).default("9d1c250a-e61b-44d9-88ed-5944d1962f5e"),
+  /** Agent worktrees when an agent goes idle: "auto" removes clean ones, "debug" archives them, "off" keeps all. */
+  agentCleanup: z.enum(["auto", "debug", "off"]).default("auto"),
   /** "normal": survives a crash or kill -9 of the process; "full": also an OS crash (fsync). */
   durability: z.enum(["normal", "full"]).default("normal"),
 });
@@ -89,6 +96,10 @@ export const ENV_VARS = {
   agentResultGraceMs: "SWITCHYARD_AGENT_RESULT_GRACE_MS",
   agentSilenceMs: "SWITCHYARD_AGENT_SILENCE_MS",
   agentCommands: "SWITCHYARD_AGENT_COMMANDS",
+  accountCooldownMs: "SWITCHYARD_ACCOUNT_COOLDOWN_MS",
+  claudeOAuthTokenUrl: "SWITCHYARD_CLAUDE_OAUTH_TOKEN_URL",
+  claudeOAuthClientId: "SWITCHYARD_CLAUDE_OAUTH_CLIENT_ID",
+  agentCleanup: "SWITCHYARD_AGENT_CLEANUP",
 } as const satisfies Record<keyof z.infer<typeof ConfigSchema>, string>;
 
 export class ConfigError extends Error {

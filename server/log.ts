@@ -1,6 +1,5 @@
 import { pino, type Logger } from "pino";
 import type { Writable } from "node:stream";
-import type { Redactor } from "./redact";
 
 export type { Logger };
 
@@ -8,7 +7,7 @@ export type { Logger };
  * The server's logger: pino, JSON lines, every line scrubbed of configured secrets before it is
  * written, headers that carry credentials censored, and URLs logged without their query string.
  */
-export function createLogger(opts: { level: string; redact: Redactor; stream?: Writable | { write(line: string): unknown } }): Logger {
+export function createLogger(opts: { level: string; redact: (text: string) => string; stream?: Writable | { write(line: string): unknown } }): Logger {
   const out = opts.stream ?? process.stdout;
   const destination = { write: (line: string) => out.write(opts.redact(line)) };
   return pino(

@@ -61,6 +61,8 @@ export const AgentStreamEvent = z.discriminatedUnion("kind", [
     message: z.string(),
     /** ISO time the provider said the limit resets, when it said so. */
     resetsAt: z.string().optional(),
+    /** The CLI retries by itself (a 429 it backs off from); not final unless the run is ended. */
+    retrying: z.boolean().optional(),
   }),
   z.object({ kind: z.literal("system"), subtype: z.string(), message: z.string() }),
   z.object({ kind: z.literal("raw"), text: z.string() }),
@@ -134,6 +136,10 @@ export const AgentInfo = z.object({
   phaseId: z.string().nullable(),
   initiativeId: z.string().nullable(),
   accountId: z.string().nullable(),
+  /** The account's label (accounts are listed by accounts.list). */
+  accountLabel: z.string().nullable(),
+  /** Set when cleanup kept the worktree because work in it is not committed. */
+  cleanupWarning: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),
@@ -154,6 +160,8 @@ export const SpawnAgentInput = z.object({
   taskId: z.string().min(1).optional(),
   phaseId: z.string().min(1).optional(),
   initiativeId: z.string().min(1).optional(),
+  /** Run on this registered account (label or id) while it is usable; default: least recently used. */
+  account: z.string().min(1).optional(),
 });
 export type SpawnAgentInput = z.input<typeof SpawnAgentInput>;
 

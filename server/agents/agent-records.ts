@@ -75,6 +75,8 @@ export function toAgentInfo(row: AgentRow): AgentInfo {
     phaseId: row.phaseId,
     initiativeId: row.initiativeId,
     accountId: row.accountId,
+    accountLabel: null,
+    cleanupWarning: row.cleanupWarning,
     createdAt: iso(row.createdAt)!,
     updatedAt: iso(row.updatedAt)!,
     finishedAt: iso(row.finishedAt),

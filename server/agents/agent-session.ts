@@ -37,6 +37,11 @@ export interface SessionOptions {
   onSessionId(sessionId: string): void;
   onUsage(usage: AgentUsage): void;
   onExit(outcome: SessionOutcome): void;
+  /**
+   * A rate limit the CLI is retrying by itself: return true to end the run now (it counts as
+   * rate limited), e.g. when another account can take over.
+   */
+  onRetryingRateLimit?(limit: { message: string }): boolean;
   onError(err: Error): void;
 }
 
@@ -113,6 +118,12 @@ export class AgentSession {
         if (e.sessionId) this.opts.onSessionId(e.sessionId);
         break;
       case "rate_limit":
+        if (e.retrying) {
+          if (this.rateLimit || this.stopped || !this.opts.onRetryingRateLimit?.({ message: e.message })) break;
+          this.rateLimit = { message: e.message };
+          void this.kill();
+          break;
+        }
         this.rateLimit = { message: e.message, ...(e.resetsAt ? { resetsAt: e.resetsAt } : {}) };
         break;
       default:

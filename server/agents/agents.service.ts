@@ -2,6 +2,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SpawnAgentInput, type AgentInfo, type AgentQuestion, type QueuedMessage } from "../../shared/agents";
 import type { EventPayload, EventType } from "../../shared/events";
+import type { AccountsService, AcquiredAccount } from "../accounts/accounts.service";
 import type { Config } from "../config";
 import { uuidv7 } from "../daemons/uuidv7";
 import type { Db } from "../db/client";
@@ -22,6 +23,7 @@ import { mergeWorkspace, type MergeResult } from "./merge";
 import { ownLine, toOutputLines } from "./output-view";
 import { buildPrompt, formatAnswersAsPrompt, missingSignalPrompt } from "./prompts";
 import { getProvider, listProviders, resolveCommand } from "./providers";
+import { copySessionFiles } from "./session-transfer";
 import type { ProviderAdapter } from "./providers/types";
 import { createWorkspace, removeWorkspace, workspaceChanges, workspaceDiff, type Workspace } from "./workspace";
 
@@ -37,6 +39,8 @@ export interface AgentsServiceOptions {
   /** Watchdog / liveness poll interval (default 500 ms). */
   pollMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Registered provider accounts (failover on usage limits); without it agents use the server's env. */
+  accounts?: AccountsService;
 }
 
 export interface OutputQuery {
@@ -61,6 +65,8 @@ export class AgentsService {
   private readonly worktreesDir: string;
   private binDir: string | undefined;
   private closed = false;
+  /** Wake-ups of agents waiting for an account, one at a time. */
+  private waking: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: AgentsServiceOptions) {
     this.records = new AgentRecords(opts.db);
@@ -68,6 +74,16 @@ export class AgentsService {
     this.approvals = new AgentApprovals(opts.db, opts.bus);
     this.secret = loadAgentSecret(opts.config.home);
     this.worktreesDir = join(opts.config.home, "worktrees");
+    opts.accounts?.onAvailable((provider) => this.wakeWaiting(provider));
+  }
+
+  /** Live agents running on an account. */
+  activeOnAccount(accountId: string): number {
+    return this.records.all().filter((r) => r.accountId === accountId && (LIVE_STATUSES.includes(r.status) || r.status === "waiting_for_input")).length;
+  }
+
+  private info(row: AgentRow): AgentInfo {
+    return { ...toAgentInfo(row), accountLabel: this.opts.accounts?.label(row.accountId) ?? null };
   }
 
   /** The agent a token was issued to (tokens in agents' SWITCHYARD_TOKEN), or null. */
@@ -84,7 +100,7 @@ export class AgentsService {
       .all()
       .filter((r) => (!filter.status || filter.status.includes(r.status)) && (!filter.taskId || r.taskId === filter.taskId) && (!filter.phaseId || r.phaseId === filter.phaseId))
       .sort((a, b) => b.createdAt - a.createdAt)
-      .map(toAgentInfo);
+      .map((r) => this.info(r));
   }
 
   /** Every provider adapter, and whether its CLI is installed here. */
@@ -97,13 +113,14 @@ export class AgentsService {
   }
 
   get(idOrAlias: string): AgentInfo {
-    return toAgentInfo(this.records.get(idOrAlias));
+    return this.info(this.records.get(idOrAlias));
   }
 
   async spawn(raw: SpawnAgentInput): Promise<AgentInfo> {
     const input = SpawnAgentInput.parse(raw);
     const adapter = this.adapter(input.provider);
     this.commandOf(adapter);
+    const preferredAccount = input.account ? this.accountFor(adapter.name, input.account) : null;
     const repo = resolve(input.repo ?? process.cwd());
     if (!existsSync(repo)) throw new DomainError("REPO_NOT_FOUND", `The repository path ${repo} does not exist`);
     if (input.alias && this.records.aliasTaken(input.alias)) throw new DomainError("ALIAS_TAKEN", `The alias "${input.alias}" is in use`, { kind: "CONFLICT" });
@@ -128,6 +145,7 @@ export class AgentsService {
       taskId: input.taskId ?? null,
       phaseId: input.phaseId ?? null,
       initiativeId: input.initiativeId ?? null,
+      accountId: preferredAccount,
       createdAt: now,
       updatedAt: now,
     });
@@ -143,8 +161,23 @@ export class AgentsService {
       baseCommit: ws.baseCommit,
     });
     const launched = await this.launch(row, { prompt });
-    await this.publish(id, "agent.spawned", { alias, provider: adapter.name, status: "running", pid: launched.process.pid, workspacePath: ws.path, branch: ws.branch });
+    await this.publish(id, "agent.spawned", {
+      alias,
+      provider: adapter.name,
+      status: launched ? "running" : "waiting_for_account",
+      ...(launched ? { pid: launched.process.pid } : {}),
+      workspacePath: ws.path,
+      branch: ws.branch,
+    });
     return this.get(id);
+  }
+
+  /** The id of a registered account of the provider, by label or id. */
+  private accountFor(provider: string, labelOrId: string): string {
+    if (!this.opts.accounts) throw new DomainError("ACCOUNT_NOT_FOUND", "This server has no accounts configured");
+    const account = this.opts.accounts.get(labelOrId);
+    if (account.provider !== provider) throw new DomainError("ACCOUNT_PROVIDER_MISMATCH", `Account "${account.label}" is a ${account.provider} account, not ${provider}`);
+    return account.id;
   }
 
   private async prepareWorkspace(id: string, alias: string, repo: string, baseRef: string | undefined): Promise<Workspace> {
@@ -193,22 +226,52 @@ export class AgentsService {
     return join(this.opts.config.home, "agents", id);
   }
 
-  /** Start the next process run (spawn or resume) of an agent and attach to it. */
-  private async launch(row: AgentRow, how: { prompt: string; resume?: boolean }): Promise<LaunchResult> {
+  /**
+   * Start the next process run (spawn or resume) of an agent and attach to it. With registered
+   * accounts the run goes to the agent's account while it is usable, else to the least recently
+   * used usable one (its session files copied over; a fresh session with a hand-over prompt when
+   * they cannot be); with none usable the agent waits for an account and null is returned.
+   */
+  private async launch(row: AgentRow, how: { prompt: string; resume?: boolean; reason?: string }): Promise<LaunchResult | null> {
     const adapter = this.adapter(row.provider);
+    const command = this.commandOf(adapter);
+    let resume = how.resume ?? false;
+    let prompt = how.prompt;
+    let account: AcquiredAccount | null = null;
+    const accounts = this.opts.accounts;
+    if (accounts?.has(row.provider)) {
+      account = await accounts.acquire(row.provider, { prefer: row.accountId });
+      if (!account) {
+        await this.waitForAccount(row, { prompt, resume }, how.reason);
+        return null;
+      }
+      if (account.id !== row.accountId) {
+        const from = row.sessionNumber > 0 ? accounts.label(row.accountId) : null;
+        const moved = row.sessionId ? await copySessionFiles(row.configDir, account.configDir, row.sessionId) : 0;
+        if (resume && moved === 0) {
+          resume = false;
+          prompt = this.handoverPrompt(row, prompt);
+        }
+        row = this.records.update(row.id, { accountId: account.id, configDir: account.configDir, ...(resume ? {} : { sessionId: null }) });
+        if (from !== null) {
+          await this.appendOwn(row.id, row.sessionNumber, "note", `continuing on account ${account.label} (${resume ? "same session, its files copied over" : "a new session, handed the work so far"})`);
+          await this.publish(row.id, "agent.account_switched", { from, to: account.label, reason: (how.reason ?? "usage limit").slice(0, 2000), resumedSession: resume });
+        }
+      }
+    }
     this.binDir ??= ensureYardShim(this.opts.config.home);
     await clearSignal(row.workspacePath);
     const launched = await launchSession({
       row,
       adapter,
-      command: this.commandOf(adapter),
-      prompt: how.prompt,
-      resume: how.resume ?? false,
+      command,
+      prompt,
+      resume,
       agentDir: this.agentDir(row.id),
       serverUrl: this.opts.serverUrl(),
       token: agentToken(this.secret, row.id),
       binDir: this.binDir,
-      baseEnv: this.agentBaseEnv(),
+      baseEnv: this.agentBaseEnv(account),
       endpoints: { anthropicBaseUrl: this.opts.config.anthropicBaseUrl, openaiBaseUrl: this.opts.config.openaiBaseUrl },
     });
     const updated = this.records.update(row.id, {
@@ -224,20 +287,85 @@ export class AgentsService {
       finishedAt: null,
       pendingQuestions: "[]",
       sessionId: launched.sessionId ?? row.sessionId,
+      runPrompt: how.prompt,
+      runResumed: resume,
     });
     this.attach(updated, launched);
     await this.publish(row.id, "agent.status_changed", { status: "running" });
     return launched;
   }
 
-  /** The server's environment plus the configured API keys (they may come from the config file). */
-  private agentBaseEnv(): NodeJS.ProcessEnv {
+  /** The server's environment plus the configured API keys (they may come from the config file), or the account's. */
+  private agentBaseEnv(account: AcquiredAccount | null): NodeJS.ProcessEnv {
     const { anthropicApiKey, openaiApiKey } = this.opts.config;
-    return {
+    const env: NodeJS.ProcessEnv = {
       ...(this.opts.env ?? process.env),
       ...(anthropicApiKey ? { ANTHROPIC_API_KEY: anthropicApiKey } : {}),
       ...(openaiApiKey ? { OPENAI_API_KEY: openaiApiKey } : {}),
     };
+    if (!account) return env;
+    for (const name of account.unset) delete env[name];
+    return { ...env, ...account.env };
+  }
+
+  /** No usable account: the agent waits with the run it was about to start, resumed when one frees up. */
+  private async waitForAccount(row: AgentRow, run: { prompt: string; resume: boolean }, why?: string): Promise<void> {
+    const accounts = this.opts.accounts!;
+    const next = accounts.nextFreeAt(row.provider);
+    const reason = next
+      ? `every ${row.provider} account is at its usage limit; the first frees up at ${new Date(next).toISOString()}`
+      : `no usable ${row.provider} account: add one (yard account add) or fix the invalid ones`;
+    this.records.update(row.id, { status: "waiting_for_account", statusReason: reason, runPrompt: run.prompt, runResumed: run.resume, pid: null });
+    if (row.sessionNumber > 0) {
+      await this.publish(row.id, "agent.account_switched", { from: accounts.label(row.accountId), to: null, reason: (why ?? reason).slice(0, 2000), resumedSession: false });
+    }
+    await this.publish(row.id, "agent.status_changed", { status: "waiting_for_account", reason });
+  }
+
+  /** Agents waiting for an account of the provider get their run started, one by one. */
+  private wakeWaiting(provider: string): void {
+    this.waking = this.waking.then(async () => {
+      for (const row of this.records.all()) {
+        if (this.closed || row.status !== "waiting_for_account" || row.provider !== provider) continue;
+        try {
+          const launched = await this.launch(row, { prompt: row.runPrompt ?? row.prompt, resume: row.runResumed, reason: "an account became available" });
+          if (!launched) break; // still none free: the rest wait too
+          if (row.runResumed) await this.publish(row.id, "agent.resumed", { session: launched.session, reason: "account_switch", pid: launched.process.pid });
+        } catch (err) {
+          this.opts.log.error({ err, agentId: row.id }, "starting an agent that waited for an account failed");
+        }
+      }
+    });
+  }
+
+  /** A fresh session's prompt carrying the work so far, when a session cannot move between accounts. */
+  private handoverPrompt(row: AgentRow, prompt: string): string {
+    const total = this.logs.totalLines(row.id);
+    const page = this.output(row.id, { fromLine: Math.max(0, total - 400), limit: 400, format: "events" });
+    const notes: string[] = [];
+    for (const line of page.lines) {
+      for (const e of line.events) {
+        if (e.kind === "text") notes.push(e.text);
+        else if (e.kind === "tool_call") notes.push(`[tool ${e.name}] ${JSON.stringify(e.input ?? {}).slice(0, 300)}`);
+      }
+    }
+    let transcript = notes.join("\n");
+    if (transcript.length > 12_000) transcript = `…${transcript.slice(-12_000)}`;
+    return [
+      "You are taking over a task from an earlier session that stopped at a usage limit; your worktree holds its work (check `git status` and `git log`).",
+      "",
+      "# The task",
+      "",
+      row.prompt,
+      "",
+      "# What the earlier session did (its last output)",
+      "",
+      transcript || "(no output)",
+      "",
+      "# Now",
+      "",
+      prompt,
+    ].join("\n");
   }
 
   private attach(row: AgentRow, launched?: LaunchResult): void {
@@ -264,6 +392,11 @@ export class AgentsService {
         if (current && current.sessionId !== sessionId) this.records.update(row.id, { sessionId });
       },
       onUsage: (usage) => this.records.update(row.id, { usageSession: JSON.stringify(usage) }),
+      // fail over at the first 429 rather than wait out the CLI's own back-off, when another account is free
+      onRetryingRateLimit: () => {
+        const accountId = this.records.find(row.id)?.accountId;
+        return !!accountId && (this.opts.accounts?.usableCount(row.provider, accountId) ?? 0) > 0;
+      },
       onExit: (outcome) => {
         this.live.delete(row.id);
         const done = this.complete(row.id, outcome)
@@ -321,8 +454,28 @@ export class AgentsService {
         this.records.update(id, { ...base, status: "waiting_for_input", statusReason: null, pendingQuestions: JSON.stringify(decision.questions), missingSignalRetries: 0 });
         await this.publish(id, "agent.waiting", { questions: decision.questions });
         break;
+      case "rate_limited": {
+        const accounts = this.opts.accounts;
+        if (!accounts || !row.accountId || !accounts.has(row.provider)) {
+          const reason = `${decision.reason} (register more accounts with \`yard account add\` to fail over automatically)`;
+          this.records.update(id, { ...base, status: "crashed", statusReason: reason });
+          await this.publish(id, "agent.crashed", { reason: reason.slice(0, 2000) });
+          break;
+        }
+        const until = decision.resetsAt ? Date.parse(decision.resetsAt) : null;
+        const exhausted = await accounts.markExhausted(row.accountId, Number.isFinite(until) ? until : null, decision.reason);
+        const label = accounts.label(row.accountId) ?? row.accountId;
+        const updated = this.records.update(id, { ...base, statusReason: decision.reason });
+        await this.appendOwn(id, row.sessionNumber, "note", `usage limit on account ${label} (until ${new Date(exhausted?.until ?? Date.now()).toISOString()}): ${decision.reason}`);
+        const sameSession = adapter.resumeStyle !== "none" && row.sessionId !== null;
+        const original = row.runPrompt ?? row.prompt;
+        const prompt = sameSession
+          ? `A usage limit interrupted your last turn; it continues now on another account. If this request is not done yet, carry it out now:\n\n${original}`
+          : original;
+        await this.resumeWith(updated, prompt, "account_switch", { resume: sameSession || row.runResumed, reason: decision.reason });
+        break;
+      }
       case "crashed":
-      case "rate_limited":
         this.records.update(id, { ...base, status: "crashed", statusReason: decision.reason });
         await this.publish(id, "agent.crashed", { reason: decision.reason.slice(0, 2000) });
         break;
@@ -343,10 +496,15 @@ export class AgentsService {
     }
   }
 
-  private async resumeWith(row: AgentRow, prompt: string, reason: "answers" | "message" | "missing_signal"): Promise<void> {
+  private async resumeWith(
+    row: AgentRow,
+    prompt: string,
+    reason: "answers" | "message" | "missing_signal" | "account_switch" | "commit_request",
+    opts: { resume?: boolean; reason?: string } = {},
+  ): Promise<void> {
     if (this.closed) return;
-    const launched = await this.launch(row, { prompt, resume: true });
-    await this.publish(row.id, "agent.resumed", { session: launched.session, reason, pid: launched.process.pid });
+    const launched = await this.launch(row, { prompt, resume: opts.resume ?? true, ...(opts.reason ? { reason: opts.reason } : {}) });
+    if (launched) await this.publish(row.id, "agent.resumed", { session: launched.session, reason, pid: launched.process.pid });
   }
 
   private assertResumable(row: AgentRow): void {
@@ -496,6 +654,8 @@ export class AgentsService {
       reattached.push(row.id);
       await this.publish(row.id, "agent.status_changed", { status: row.status, reason: "re-attached after a server restart" });
     }
+    // agents that waited for an account: one may have freed up while we were down
+    for (const provider of new Set(this.records.all().filter((r) => r.status === "waiting_for_account").map((r) => r.provider))) this.wakeWaiting(provider);
     return { reattached, finished };
   }
 

@@ -48,6 +48,13 @@ export const agents = sqliteTable(
     phaseId: text("phase_id"),
     initiativeId: text("initiative_id"),
     accountId: text("account_id"),
+    /** The prompt of the current process run (retried on another account after a usage limit). */
+    runPrompt: text("run_prompt"),
+    /** Whether the current process run resumed a session. */
+    runResumed: integer("run_resumed", { mode: "boolean" }).notNull().default(false),
+    /** Cleanup state: the commit request was sent once; a warning when work is left uncommitted. */
+    commitRequests: integer("commit_requests").notNull().default(0),
+    cleanupWarning: text("cleanup_warning"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     finishedAt: integer("finished_at"),

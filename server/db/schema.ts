@@ -4,3 +4,4 @@ export * from "../runs/runs.sql";
 export * from "../daemons/daemons.sql";
 export * from "../agents/agents.sql";
 export * from "../conversations/conversations.sql";
+export * from "../accounts/accounts.sql";

@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import type { EventBus } from "../events/bus";
 import type { Redactor } from "../redact";
+import type { AccountsService } from "../accounts/accounts.service";
 import type { AgentsService } from "../agents/agents.service";
 import type { ConversationsService } from "../conversations/conversations.service";
 import type { DaemonsService } from "../daemons/daemons.service";
@@ -13,6 +14,7 @@ export type Services = {
   runs: RunsService;
   daemons: DaemonsService;
   agents: AgentsService;
+  accounts: AccountsService;
   conversations: ConversationsService;
   redact: Redactor;
   startedAt: number;

@@ -1,3 +1,4 @@
+import { accountsRouter } from "../accounts/accounts.router";
 import { agentsRouter } from "../agents/agents.router";
 import { conversationsRouter } from "../conversations/conversations.router";
 import { inboxRouter } from "../inbox/inbox.router";
@@ -31,6 +32,7 @@ export const appRouter = router({
   models: modelsRouter,
   daemons: daemonsRouter,
   agents: agentsRouter,
+  accounts: accountsRouter,
   inbox: inboxRouter,
   conversations: conversationsRouter,
   auth: router({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AccountEvents } from "./account";
 import { AgentEvents } from "./agent";
 import { ConversationEvents } from "./conversation";
 import { DaemonEvents } from "./daemon";
@@ -15,6 +16,7 @@ export const EventCatalog = {
   ...DaemonEvents,
   ...AgentEvents,
   ...ConversationEvents,
+  ...AccountEvents,
 } as const;
 
 export type EventCatalog = typeof EventCatalog;

@@ -95,7 +95,11 @@ export class ClaudeParser implements LineParser {
     if (subtype === "api_retry") {
       const attempt = num(v.attempt);
       const error = str(v.error) ?? str(v.error_status) ?? "";
-      return [{ kind: "system", subtype, message: `retrying the API call${attempt !== undefined ? ` (attempt ${attempt})` : ""}${error ? `: ${error}` : ""}` }];
+      const retry: AgentStreamEvent = { kind: "system", subtype, message: `retrying the API call${attempt !== undefined ? ` (attempt ${attempt})` : ""}${error ? `: ${error}` : ""}` };
+      // a 429 (also an in-band rate_limit_error, which the CLI reports as 429): the CLI backs off
+      // and retries for minutes; marked `retrying` so the agents service can fail over at once
+      if (num(v.error_status) === 429) return [retry, { kind: "rate_limit", message: `HTTP 429 (${str(v.error) ?? "rate limited"}): the CLI is retrying`, retrying: true }];
+      return [retry];
     }
     return [{ kind: "system", subtype, message: str(v.message) ?? str(v.status) ?? subtype }];
   }

@@ -4,7 +4,7 @@ import { clientFrom, connectionOptions, explain, parse } from "./common";
 
 const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approvals|approve|deny|delete> ...
   yard agent spawn --provider claude|codex|fake|... --prompt TEXT [--repo DIR] [--base REF] [--mode execute|plan|discuss|refine|review]
-                   [--permission bypass|acceptEdits|ask] [--model M] [--alias NAME] [--task-id ID] [--phase-id ID]
+                   [--permission bypass|acceptEdits|ask] [--model M] [--alias NAME] [--task-id ID] [--phase-id ID] [--account LABEL]
   yard agent list [--status S]...
   yard agent get|stop <id or alias>
   yard agent resume <id> --answer q1=TEXT [--answer q2=TEXT]...
@@ -92,6 +92,7 @@ export const agent: Command = {
         message: { type: "string" },
         force: { type: "boolean" },
         into: { type: "string" },
+        account: { type: "string" },
       },
       true,
     );
@@ -117,6 +118,7 @@ export const agent: Command = {
               alias: values.alias,
               taskId: values["task-id"],
               phaseId: values["phase-id"],
+              account: values.account,
             }),
           );
           return 0;

@@ -1,3 +1,4 @@
+import { account } from "./account";
 import { agent } from "./agent";
 import { answer, ask, listen } from "./conversations";
 import { daemon } from "./daemon";
@@ -14,4 +15,4 @@ export type Command = {
   run(args: string[]): Promise<number>;
 };
 
-export const commands: Record<string, Command> = { start, health, run, runs: runsList, continue: cont, agent, listen, ask, answer, daemon, events, emit, login };
+export const commands: Record<string, Command> = { start, health, run, runs: runsList, continue: cont, agent, account, listen, ask, answer, daemon, events, emit, login };
