@@ -63,6 +63,8 @@ export function toAgentInfo(row: AgentRow): AgentInfo {
     branch: row.branch,
     workspacePath: row.workspacePath,
     workspaceKind: row.workspaceKind,
+    workspaceRemoved: row.workspaceRemoved,
+    diskBytes: row.workspaceRemoved ? null : row.diskBytes,
     sessionId: row.sessionId,
     sessionNumber: row.sessionNumber,
     pid: live ? row.pid : null,

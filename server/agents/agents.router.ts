@@ -54,6 +54,8 @@ export const agentsRouter = router({
   merge: publicProcedure
     .input(z.object({ agentId, into: z.string().min(1).optional() }).strict())
     .mutation(({ input, ctx }) => ctx.agents.merge(input.agentId, input.into ? { into: input.into } : {})),
+  /** Disk used per worktree now; merged and clean worktrees of finished agents removed; stale metadata pruned. */
+  sweep: publicProcedure.mutation(({ ctx }) => ctx.agents.sweep()),
   diff: publicProcedure.input(AgentsInput.diff).query(({ input, ctx }) => ctx.agents.diff(input.agentId, input.maxBytes)),
   approvals: publicProcedure.input(AgentsInput.approvals).query(({ input, ctx }) => ctx.agents.approvals.list(input)),
   decide: publicProcedure.input(AgentsInput.decide).mutation(({ input, ctx }) => {

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { cpSync, existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SpawnAgentInput, type AgentInfo, type AgentQuestion, type QueuedMessage } from "../../shared/agents";
 import type { EventPayload, EventType } from "../../shared/events";
@@ -21,13 +21,15 @@ import { clearSignal, readSignal, writeInputFiles } from "./input-files";
 import { AgentLogStore } from "./log-store";
 import { mergeWorkspace, type MergeResult } from "./merge";
 import { ownLine, toOutputLines } from "./output-view";
-import { buildPrompt, formatAnswersAsPrompt, missingSignalPrompt } from "./prompts";
+import { buildPrompt, commitRequestPrompt, formatAnswersAsPrompt, missingSignalPrompt } from "./prompts";
 import { getProvider, listProviders, resolveCommand } from "./providers";
 import { copySessionFiles } from "./session-transfer";
 import type { ProviderAdapter } from "./providers/types";
-import { createWorkspace, removeWorkspace, workspaceChanges, workspaceDiff, type Workspace } from "./workspace";
+import { commitsAhead, createWorkspace, dirtyFiles, removeWorkspace, restoreWorktree, withRepoLock, workspaceChanges, workspaceDiff, type Workspace } from "./workspace";
+import { git } from "./git";
+import { diskUsage, isMergedInto } from "./disk";
 
-export type AgentsConfig = Pick<Config, "home" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey">;
+export type AgentsConfig = Pick<Config, "home" | "agentCleanup" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey">;
 
 export interface AgentsServiceOptions {
   db: Db;
@@ -65,6 +67,7 @@ export class AgentsService {
   private readonly worktreesDir: string;
   private binDir: string | undefined;
   private closed = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
   /** Wake-ups of agents waiting for an account, one at a time. */
   private waking: Promise<void> = Promise.resolve();
 
@@ -160,7 +163,7 @@ export class AgentsService {
       baseRef: ws.baseRef,
       baseCommit: ws.baseCommit,
     });
-    const launched = await this.launch(row, { prompt });
+    const launched = await this.launch(row, { prompt, kind: "spawn" });
     await this.publish(id, "agent.spawned", {
       alias,
       provider: adapter.name,
@@ -232,8 +235,9 @@ export class AgentsService {
    * used usable one (its session files copied over; a fresh session with a hand-over prompt when
    * they cannot be); with none usable the agent waits for an account and null is returned.
    */
-  private async launch(row: AgentRow, how: { prompt: string; resume?: boolean; reason?: string }): Promise<LaunchResult | null> {
+  private async launch(row: AgentRow, how: { prompt: string; resume?: boolean; reason?: string; kind: RunKind }): Promise<LaunchResult | null> {
     const adapter = this.adapter(row.provider);
+    if (row.workspaceRemoved) row = await this.restoreWorkspace(row);
     const command = this.commandOf(adapter);
     let resume = how.resume ?? false;
     let prompt = how.prompt;
@@ -242,7 +246,7 @@ export class AgentsService {
     if (accounts?.has(row.provider)) {
       account = await accounts.acquire(row.provider, { prefer: row.accountId });
       if (!account) {
-        await this.waitForAccount(row, { prompt, resume }, how.reason);
+        await this.waitForAccount(row, { prompt, resume, kind: how.kind }, how.reason);
         return null;
       }
       if (account.id !== row.accountId) {
@@ -289,6 +293,7 @@ export class AgentsService {
       sessionId: launched.sessionId ?? row.sessionId,
       runPrompt: how.prompt,
       runResumed: resume,
+      runReason: how.kind,
     });
     this.attach(updated, launched);
     await this.publish(row.id, "agent.status_changed", { status: "running" });
@@ -309,13 +314,13 @@ export class AgentsService {
   }
 
   /** No usable account: the agent waits with the run it was about to start, resumed when one frees up. */
-  private async waitForAccount(row: AgentRow, run: { prompt: string; resume: boolean }, why?: string): Promise<void> {
+  private async waitForAccount(row: AgentRow, run: { prompt: string; resume: boolean; kind: RunKind }, why?: string): Promise<void> {
     const accounts = this.opts.accounts!;
     const next = accounts.nextFreeAt(row.provider);
     const reason = next
       ? `every ${row.provider} account is at its usage limit; the first frees up at ${new Date(next).toISOString()}`
       : `no usable ${row.provider} account: add one (yard account add) or fix the invalid ones`;
-    this.records.update(row.id, { status: "waiting_for_account", statusReason: reason, runPrompt: run.prompt, runResumed: run.resume, pid: null });
+    this.records.update(row.id, { status: "waiting_for_account", statusReason: reason, runPrompt: run.prompt, runResumed: run.resume, runReason: run.kind, pid: null });
     if (row.sessionNumber > 0) {
       await this.publish(row.id, "agent.account_switched", { from: accounts.label(row.accountId), to: null, reason: (why ?? reason).slice(0, 2000), resumedSession: false });
     }
@@ -328,7 +333,7 @@ export class AgentsService {
       for (const row of this.records.all()) {
         if (this.closed || row.status !== "waiting_for_account" || row.provider !== provider) continue;
         try {
-          const launched = await this.launch(row, { prompt: row.runPrompt ?? row.prompt, resume: row.runResumed, reason: "an account became available" });
+          const launched = await this.launch(row, { prompt: row.runPrompt ?? row.prompt, resume: row.runResumed, reason: "an account became available", kind: (row.runReason as RunKind | null) ?? "spawn" });
           if (!launched) break; // still none free: the rest wait too
           if (row.runResumed) await this.publish(row.id, "agent.resumed", { session: launched.session, reason: "account_switch", pid: launched.process.pid });
         } catch (err) {
@@ -446,10 +451,14 @@ export class AgentsService {
         this.records.update(id, { ...base, status: "stopped", statusReason: decision.reason });
         await this.publish(id, "agent.stopped", { reason: decision.reason });
         break;
-      case "idle":
-        this.records.update(id, { ...base, status: "idle", statusReason: decision.note ?? null, result: decision.result, missingSignalRetries: 0 });
-        await this.publish(id, "agent.idle", { result: decision.result });
+      case "idle": {
+        // the commit-request run's own "done" does not replace the task's result
+        const result = row.runReason === "commit_request" && row.result ? row.result : decision.result;
+        this.records.update(id, { ...base, status: "idle", statusReason: decision.note ?? null, result, missingSignalRetries: 0 });
+        await this.publish(id, "agent.idle", { result });
+        await this.cleanupIdle(id).catch((err: unknown) => this.opts.log.warn({ err, agentId: id }, "worktree cleanup failed"));
         break;
+      }
       case "waiting":
         this.records.update(id, { ...base, status: "waiting_for_input", statusReason: null, pendingQuestions: JSON.stringify(decision.questions), missingSignalRetries: 0 });
         await this.publish(id, "agent.waiting", { questions: decision.questions });
@@ -499,17 +508,17 @@ export class AgentsService {
   private async resumeWith(
     row: AgentRow,
     prompt: string,
-    reason: "answers" | "message" | "missing_signal" | "account_switch" | "commit_request",
+    reason: Exclude<RunKind, "spawn">,
     opts: { resume?: boolean; reason?: string } = {},
   ): Promise<void> {
     if (this.closed) return;
-    const launched = await this.launch(row, { prompt, resume: opts.resume ?? true, ...(opts.reason ? { reason: opts.reason } : {}) });
+    const launched = await this.launch(row, { prompt, resume: opts.resume ?? true, kind: reason, ...(opts.reason ? { reason: opts.reason } : {}) });
     if (launched) await this.publish(row.id, "agent.resumed", { session: launched.session, reason, pid: launched.process.pid });
   }
 
   private assertResumable(row: AgentRow): void {
     const adapter = this.adapter(row.provider);
-    if (row.workspaceRemoved) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed: it cannot be resumed`, { kind: "CONFLICT" });
+    if (row.workspaceRemoved && !this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed: it cannot be resumed`, { kind: "CONFLICT" });
     if (adapter.resumeStyle === "none") throw new DomainError("NOT_RESUMABLE", `${adapter.displayName} sessions cannot be resumed`, { kind: "CONFLICT" });
     if (!row.sessionId) throw new DomainError("NOT_RESUMABLE", `Agent ${row.alias} has no session id to resume`, { kind: "CONFLICT" });
   }
@@ -577,6 +586,89 @@ export class AgentsService {
     await this.publish(row.id, "agent.deleted", { alias: row.alias });
   }
 
+  /** A worktree removed by cleanup (not by a failed spawn): its repository is still there. */
+  private restorable(row: AgentRow): boolean {
+    return row.workspaceKind === "worktree" && !!row.repoPath && !!row.baseCommit && !!row.branch && existsSync(row.repoPath);
+  }
+
+  private async restoreWorkspace(row: AgentRow): Promise<AgentRow> {
+    if (!this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed: it cannot be resumed`, { kind: "CONFLICT" });
+    const ws = this.workspaceOf(row);
+    await restoreWorktree(ws);
+    await writeInputFiles(ws.path, { agentId: row.id, alias: row.alias, mode: row.mode as AgentInfo["mode"], task: row.task, provider: row.provider });
+    await this.publish(row.id, "worktree.created", { alias: row.alias, path: ws.path, branch: ws.branch, baseCommit: ws.baseCommit, kind: "worktree" });
+    await this.appendOwn(row.id, row.sessionNumber, "note", `worktree restored at ${ws.path} on ${ws.branch}`);
+    return this.records.update(row.id, { workspaceRemoved: false, commitRequests: 0, cleanupWarning: null });
+  }
+
+  /**
+   * After an agent goes idle: a clean worktree is removed (its branch kept only with commits;
+   * archived first in debug mode); a dirty one gets one resume asking for a commit; still dirty,
+   * it stays with a warning. Uncommitted work is never deleted.
+   */
+  private async cleanupIdle(id: string): Promise<void> {
+    const mode = this.opts.config.agentCleanup;
+    if (mode === "off" || this.closed) return;
+    const row = this.records.get(id);
+    if (row.status !== "idle" || row.workspaceKind !== "worktree" || row.workspaceRemoved || !existsSync(row.workspacePath)) return;
+    const ws = this.workspaceOf(row);
+    const dirty = await dirtyFiles(ws);
+    if (dirty.length === 0) {
+      await this.removeCleanWorktree(row, mode === "debug" ? "archive" : "remove", "clean after the agent finished");
+      return;
+    }
+    if (row.commitRequests < 1 && this.adapter(row.provider).resumeStyle !== "none" && row.sessionId) {
+      const updated = this.records.update(id, { commitRequests: row.commitRequests + 1, cleanupWarning: null });
+      await this.appendOwn(id, row.sessionNumber, "note", `${dirty.length} uncommitted path(s) in the worktree: resuming once to ask for a commit`);
+      await this.resumeWith(updated, commitRequestPrompt({ workspacePath: ws.path, branch: ws.branch, paths: dirty, overridesDir: join(this.opts.config.home, "prompts") }), "commit_request");
+      return;
+    }
+    const shown = `${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, … (${dirty.length} in all)` : ""}`;
+    const warning = `Uncommitted work was left in ${ws.path} (${shown}); the worktree is kept: commit or discard it there, then delete the agent.`;
+    this.records.update(id, { cleanupWarning: warning });
+    await this.publish(id, "worktree.kept", { alias: row.alias, path: ws.path, dirty: dirty.slice(0, 100), reason: warning });
+  }
+
+  private async removeCleanWorktree(row: AgentRow, how: "remove" | "archive", reason: string): Promise<void> {
+    const ws = this.workspaceOf(row);
+    const ahead = await commitsAhead(ws);
+    if (how === "archive") {
+      const target = join(this.opts.config.home, "archive", `${row.alias}-${Date.now()}`);
+      cpSync(ws.path, target, { recursive: true, filter: (src) => src !== join(ws.path, ".git") });
+    }
+    await removeWorkspace(ws, { deleteBranch: ahead === 0 });
+    this.records.update(row.id, { workspaceRemoved: true, cleanupWarning: null, diskBytes: null });
+    const kept = ahead > 0 ? `branch ${ws.branch} kept with ${ahead} commit(s)` : "no commits, so its branch was deleted too";
+    await this.appendOwn(row.id, row.sessionNumber, "note", `worktree ${how === "archive" ? "archived and " : ""}removed (${reason}); ${kept}`);
+    await this.publish(row.id, "worktree.removed", { alias: row.alias, path: ws.path, branch: ahead > 0 ? ws.branch : null, reason });
+  }
+
+  /**
+   * The periodic sweep: disk used per worktree; worktrees of finished agents whose branch is
+   * merged into its base and that are clean are removed; stale worktree metadata is pruned.
+   */
+  async sweep(): Promise<Array<{ agentId: string; alias: string; path: string; diskBytes: number | null; removed: boolean; note?: string }>> {
+    const report: Array<{ agentId: string; alias: string; path: string; diskBytes: number | null; removed: boolean; note?: string }> = [];
+    const repos = new Set<string>();
+    for (const row of this.records.all()) {
+      if (row.workspaceKind !== "worktree" || row.workspaceRemoved || !existsSync(row.workspacePath)) continue;
+      if (row.repoPath) repos.add(row.repoPath);
+      const diskBytes = await diskUsage(row.workspacePath);
+      this.records.update(row.id, { diskBytes, diskCheckedAt: Date.now() });
+      const entry: (typeof report)[number] = { agentId: row.id, alias: row.alias, path: row.workspacePath, diskBytes, removed: false };
+      report.push(entry);
+      if (LIVE_STATUSES.includes(row.status) || row.status === "waiting_for_input" || row.status === "waiting_for_account") continue;
+      const ws = this.workspaceOf(row);
+      if (!ws.branch || !row.baseRef || (await dirtyFiles(ws)).length > 0) continue;
+      if (!(await isMergedInto(row.repoPath!, ws.branch, row.baseRef))) continue;
+      await this.removeCleanWorktree(row, this.opts.config.agentCleanup === "debug" ? "archive" : "remove", `its branch is merged into ${row.baseRef}`);
+      entry.removed = true;
+      entry.note = `merged into ${row.baseRef}`;
+    }
+    for (const repo of repos) await withRepoLock(repo, () => git(["worktree", "prune"], { cwd: repo })).catch(() => undefined);
+    return report;
+  }
+
   private workspaceOf(row: AgentRow): Workspace {
     return {
       kind: row.workspaceKind,
@@ -590,14 +682,14 @@ export class AgentsService {
 
   async changes(idOrAlias: string) {
     const row = this.records.get(idOrAlias);
-    if (row.workspaceRemoved) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
+    if (row.workspaceRemoved && !this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
     return workspaceChanges(this.workspaceOf(row));
   }
 
   /** Merge the agent's branch into a local branch (default: the one it started from). */
   async merge(idOrAlias: string, opts: { into?: string } = {}): Promise<MergeResult> {
     const row = this.records.get(idOrAlias);
-    if (row.workspaceRemoved) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
+    if (row.workspaceRemoved && !this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
     if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: merge once it is done`, { kind: "CONFLICT" });
     const result = await mergeWorkspace(this.workspaceOf(row), opts);
     if (result.merged && result.commit) await this.publish(row.id, "worktree.merged", { alias: row.alias, branch: result.branch, into: result.into, commit: result.commit });
@@ -606,7 +698,7 @@ export class AgentsService {
 
   async diff(idOrAlias: string, maxBytes?: number) {
     const row = this.records.get(idOrAlias);
-    if (row.workspaceRemoved) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
+    if (row.workspaceRemoved && !this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
     return workspaceDiff(this.workspaceOf(row), maxBytes ? { maxBytes } : {});
   }
 
@@ -654,6 +746,10 @@ export class AgentsService {
       reattached.push(row.id);
       await this.publish(row.id, "agent.status_changed", { status: row.status, reason: "re-attached after a server restart" });
     }
+    this.sweepTimer ??= setInterval(() => {
+      this.sweep().catch((err: unknown) => this.opts.log.warn({ err }, "worktree sweep failed"));
+    }, SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
     // agents that waited for an account: one may have freed up while we were down
     for (const provider of new Set(this.records.all().filter((r) => r.status === "waiting_for_account").map((r) => r.provider))) this.wakeWaiting(provider);
     return { reattached, finished };
@@ -662,6 +758,7 @@ export class AgentsService {
   /** Server shutdown: stop watching agents (they keep running and are re-attached at start). */
   async shutdown(): Promise<void> {
     this.closed = true;
+    clearInterval(this.sweepTimer);
     await Promise.all([...this.live.values()].map((s) => s.detach()));
     this.live.clear();
     await Promise.all([...this.finishing.values()]);
@@ -676,6 +773,11 @@ export class AgentsService {
     }
   }
 }
+
+/** How often worktrees are measured and merged clean ones removed. */
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+
+export type RunKind = "spawn" | "answers" | "message" | "missing_signal" | "account_switch" | "commit_request";
 
 export function sessionPaths(agentDir: string, session: number) {
   return {

@@ -55,6 +55,11 @@ export const agents = sqliteTable(
     /** Cleanup state: the commit request was sent once; a warning when work is left uncommitted. */
     commitRequests: integer("commit_requests").notNull().default(0),
     cleanupWarning: text("cleanup_warning"),
+    /** Why the current process run started: spawn, answers, message, missing_signal, account_switch, commit_request. */
+    runReason: text("run_reason"),
+    /** Disk used by the worktree at the last sweep. */
+    diskBytes: integer("disk_bytes"),
+    diskCheckedAt: integer("disk_checked_at"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     finishedAt: integer("finished_at"),

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { DomainError } from "../errors";
 import { git, gitResult } from "./git";
 import { withRepoLock, type Workspace } from "./workspace";
@@ -36,7 +37,11 @@ export async function mergeWorkspace(ws: Workspace, opts: { into?: string; messa
   if (ws.kind !== "worktree" || !ws.repoRoot || !ws.branch) throw new DomainError("NOT_A_WORKTREE", "Only an agent working in a git worktree can be merged", { kind: "CONFLICT" });
   const root = ws.repoRoot;
   const branch = ws.branch;
-  const dirty = ownFilesExcluded(await git(["status", "--porcelain", "--untracked-files=all"], { cwd: ws.path }));
+  if ((await gitResult(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: root })).code !== 0) {
+    throw new DomainError("BRANCH_NOT_FOUND", `The branch ${branch} no longer exists (cleanup deletes a branch without commits): nothing to merge`, { kind: "CONFLICT" });
+  }
+  // a cleaned-up worktree is gone: its branch holds everything (cleanup never removes uncommitted work)
+  const dirty = existsSync(ws.path) ? ownFilesExcluded(await git(["status", "--porcelain", "--untracked-files=all"], { cwd: ws.path })) : [];
   if (dirty.length > 0) {
     throw new DomainError("WORKTREE_DIRTY", `The agent's worktree has uncommitted changes (${dirty.slice(0, 10).join(", ")}): ask it to commit, or commit them yourself, before merging`, { kind: "CONFLICT", details: { files: dirty } });
   }

@@ -49,3 +49,15 @@ export function formatAnswersAsPrompt(questions: AgentQuestion[], answers: Recor
 export function missingSignalPrompt(signalPath: string): string {
   return `You stopped without writing ${signalPath}. If the task is finished, write it now as your last action ({"status":"done","result":{"message":"..."}}); if you need answers, write {"status":"questions",...}; if you cannot do it, write {"status":"error",...}.`;
 }
+
+/** The one resume that asks an idle agent to commit what it left uncommitted (cleanup). */
+export function commitRequestPrompt(p: { workspacePath: string; branch: string | null; paths: string[]; overridesDir?: string }): string {
+  const shown = p.paths.slice(0, 50).map((path) => `- ${path}`);
+  if (p.paths.length > 50) shown.push(`- … and ${p.paths.length - 50} more`);
+  return fill(template("commit-request", p.overridesDir), {
+    workspacePath: p.workspacePath,
+    branch: p.branch ?? "(detached)",
+    paths: shown.join("\n"),
+    signalPath: signalPathOf(p.workspacePath),
+  }).trim();
+}

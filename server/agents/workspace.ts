@@ -104,7 +104,7 @@ export async function createWorkspace(req: WorkspaceRequest): Promise<Workspace>
   return ws;
 }
 
-async function branchExists(root: string, branch: string): Promise<boolean> {
+export async function branchExists(root: string, branch: string): Promise<boolean> {
   try {
     await git(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: root });
     return true;
@@ -194,7 +194,8 @@ async function runSetup(root: string, path: string, req: WorkspaceRequest): Prom
   }
 }
 
-async function dirtyFiles(ws: Workspace): Promise<string[]> {
+/** Uncommitted paths of a worktree (untracked ones too), our own `.switchyard/` left out. */
+export async function dirtyFiles(ws: Workspace): Promise<string[]> {
   const out = await git(["status", "--porcelain", "--untracked-files=all"], { cwd: ws.path });
   return out
     .split("\n")
@@ -240,6 +241,7 @@ export async function workspaceChanges(ws: Workspace) {
   if (ws.kind === "directory" || !ws.baseCommit) {
     return { dirty: false, files: [] as FileChange[], insertions: 0, deletions: 0, commitsAhead: 0 };
   }
+  if (!existsSync(ws.path)) return branchChanges(ws);
   const numstat = await git(["diff", "--numstat", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path });
   const names = await git(["diff", "--name-status", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path });
   const status = new Map(names.split("\n").filter(Boolean).map((l) => [l.split("\t").at(-1)!, l[0]!]));
@@ -270,6 +272,12 @@ export async function workspaceChanges(ws: Workspace) {
 export async function workspaceDiff(ws: Workspace, opts: { maxBytes?: number } = {}): Promise<{ patch: string; truncated: boolean }> {
   const max = opts.maxBytes ?? 1 << 20;
   if (ws.kind === "directory" || !ws.baseCommit) return { patch: "", truncated: false };
+  if (!existsSync(ws.path)) {
+    // the worktree was cleaned up: what its branch holds (all committed)
+    if (!ws.repoRoot || !ws.branch || !(await branchExists(ws.repoRoot, ws.branch))) return { patch: "", truncated: false };
+    const committed = await git(["diff", ws.baseCommit, ws.branch, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.repoRoot });
+    return committed.length > max ? { patch: committed.slice(0, max), truncated: true } : { patch: committed, truncated: false };
+  }
   let patch = await git(["diff", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path });
   const untracked = (await git(["ls-files", "--others", "--exclude-standard"], { cwd: ws.path })).split("\n").filter((p) => p && !p.startsWith(OWN_DIR));
   for (const path of untracked) {
@@ -280,4 +288,45 @@ export async function workspaceDiff(ws: Workspace, opts: { maxBytes?: number } =
     patch += `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join("\n")}\n`;
   }
   return patch.length > max ? { patch: patch.slice(0, max), truncated: true } : { patch, truncated: false };
+}
+
+/** The changes of a cleaned-up worktree's branch against its base (nothing is uncommitted any more). */
+async function branchChanges(ws: Workspace) {
+  const none = { dirty: false, files: [] as FileChange[], insertions: 0, deletions: 0, commitsAhead: 0 };
+  if (!ws.repoRoot || !ws.branch || !ws.baseCommit || !(await branchExists(ws.repoRoot, ws.branch))) return none;
+  const cwd = ws.repoRoot;
+  const numstat = await git(["diff", "--numstat", ws.baseCommit, ws.branch, "--", ".", `:(exclude)${OWN_DIR}`], { cwd });
+  const names = await git(["diff", "--name-status", ws.baseCommit, ws.branch, "--", ".", `:(exclude)${OWN_DIR}`], { cwd });
+  const status = new Map(names.split("\n").filter(Boolean).map((l) => [l.split("\t").at(-1)!, l[0]!]));
+  const files: FileChange[] = numstat
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      const [ins, del, ...rest] = l.split("\t");
+      const path = rest.join("\t");
+      return { path, status: status.get(path) ?? "M", insertions: Number(ins) || 0, deletions: Number(del) || 0 };
+    });
+  const commitsAhead = Number((await git(["rev-list", "--count", `${ws.baseCommit}..${ws.branch}`], { cwd })).trim());
+  return { dirty: false, files, insertions: files.reduce((n, f) => n + f.insertions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0), commitsAhead };
+}
+
+/** Commits on the worktree's branch beyond its base commit (0 when the branch is gone). */
+export async function commitsAhead(ws: Workspace): Promise<number> {
+  if (ws.kind !== "worktree" || !ws.repoRoot || !ws.branch || !ws.baseCommit || !(await branchExists(ws.repoRoot, ws.branch))) return 0;
+  return Number((await git(["rev-list", "--count", `${ws.baseCommit}..${ws.branch}`], { cwd: ws.repoRoot })).trim());
+}
+
+/** Bring back a cleaned-up worktree at its old path: on its branch when kept, else a new one from the base commit. */
+export async function restoreWorktree(ws: Workspace): Promise<void> {
+  if (ws.kind !== "worktree" || !ws.repoRoot || !ws.branch || !ws.baseCommit) throw new DomainError("WORKSPACE_REMOVED", `${ws.path} cannot be restored: it was not a git worktree`, { kind: "CONFLICT" });
+  if (existsSync(ws.path)) return;
+  const root = ws.repoRoot;
+  const branch = ws.branch;
+  const base = ws.baseCommit;
+  await withRepoLock(root, async () => {
+    await git(["worktree", "prune"], { cwd: root }).catch(() => undefined);
+    if (await branchExists(root, branch)) await git(["worktree", "add", ws.path, branch], { cwd: root });
+    else await git(["worktree", "add", "-b", branch, ws.path, base], { cwd: root });
+  });
+  await excludeOwnDir(root);
 }

@@ -49,6 +49,8 @@ export async function startAgentsWorld(options: { env?: Record<string, string>; 
       OPENAI_BASE_URL: fake.url,
       OPENAI_API_KEY: "test-key",
       SWITCHYARD_AGENT_RESULT_GRACE_MS: "1500",
+      // tests read agents' worktrees after they finish: cleanup is tested on its own (cleanup.int.test.ts)
+      SWITCHYARD_AGENT_CLEANUP: "off",
       ...options.env,
     },
   });

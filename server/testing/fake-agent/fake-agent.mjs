@@ -218,7 +218,12 @@ if (!resuming) steps = state.script?.steps ?? defaultSteps();
 else {
   const resumes = state.script?.resume;
   const head = prompt.slice(0, 200);
-  steps = resumes?.length ? resumes[Math.min(state.runs - 2, resumes.length - 1)] : [{ text: `Resumed: ${head}` }, { done: `Resumed: ${head}` }];
+  if (prompt.startsWith("# Uncommitted work")) {
+    // Switchyard's cleanup asks once for a commit; `ignoreCommitRequest` plays an agent that does not
+    steps = state.script?.ignoreCommitRequest
+      ? [{ text: "I will leave those files as they are." }, { done: "left uncommitted" }]
+      : [{ bash: "git add -A && git -c user.name=fake-agent -c user.email=fake-agent@switchyard.invalid commit -qm 'fake agent: commit work'" }, { done: "committed" }];
+  } else steps = resumes?.length ? resumes[Math.min(state.runs - 2, resumes.length - 1)] : [{ text: `Resumed: ${head}` }, { done: `Resumed: ${head}` }];
 }
 const end = await run(steps);
 if (end === "end") {

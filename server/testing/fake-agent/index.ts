@@ -25,7 +25,8 @@ export type FakeAgentStep =
   | { rateLimit: { resetsAt?: string } }
   | { permission: { tool: string; input: Record<string, unknown> } };
 
-export type FakeAgentScript = FakeAgentStep[] | { steps: FakeAgentStep[]; resume?: FakeAgentStep[][] };
+/** `ignoreCommitRequest`: answer Switchyard's one commit request (cleanup) without committing. */
+export type FakeAgentScript = FakeAgentStep[] | { steps: FakeAgentStep[]; resume?: FakeAgentStep[][]; ignoreCommitRequest?: boolean };
 
 /** A task with the fake agent's script embedded as a ```fake-agent block. */
 export function fakeAgentPrompt(task: string, script: FakeAgentScript): string {
