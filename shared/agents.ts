@@ -122,6 +122,10 @@ export const AgentInfo = z.object({
   branch: z.string().nullable(),
   workspacePath: z.string(),
   workspaceKind: z.enum(["worktree", "directory"]),
+  /** The worktree was cleaned up (its branch is kept when it has commits); a resume brings it back. */
+  workspaceRemoved: z.boolean(),
+  /** Disk used by the worktree at the last sweep (bytes), when measured. */
+  diskBytes: z.number().int().nullable(),
   sessionId: z.string().nullable(),
   /** 1 for the spawn, +1 for every resume. */
   sessionNumber: z.number().int(),

@@ -33,5 +33,7 @@ export const AgentEvents = {
   "agent.approval_decided": z.object({ approvalId: z.string(), status: z.enum(["allowed", "denied", "expired"]), message: z.string().nullable() }),
   "worktree.created": z.object({ alias: z.string(), path: z.string(), branch: z.string().nullable(), baseCommit: z.string().nullable(), kind: z.enum(["worktree", "directory"]) }),
   "worktree.merged": z.object({ alias: z.string(), branch: z.string(), into: z.string(), commit: z.string() }),
-  "worktree.removed": z.object({ alias: z.string(), path: z.string(), branch: z.string().nullable() }),
+  "worktree.removed": z.object({ alias: z.string(), path: z.string(), branch: z.string().nullable(), reason: z.string().max(2000).optional() }),
+  /** Cleanup kept a worktree: work in it is not committed (never deleted). */
+  "worktree.kept": z.object({ alias: z.string(), path: z.string(), dirty: z.array(z.string()).max(100), reason: z.string().max(2000) }),
 } as const;
