@@ -52,8 +52,11 @@ export const agentsRouter = router({
   }),
   changes: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.changes(input.agentId)),
   merge: publicProcedure
-    .input(z.object({ agentId, into: z.string().min(1).optional() }).strict())
-    .mutation(({ input, ctx }) => ctx.agents.merge(input.agentId, input.into ? { into: input.into } : {})),
+    .input(z.object({ agentId, into: z.string().min(1).optional(), target: z.string().min(1).optional(), strategy: z.enum(["merge", "squash", "rebase"]).default("merge") }).strict())
+    .mutation(({ input, ctx }) => {
+      const into = input.into ?? input.target;
+      return ctx.agents.merge(input.agentId, { strategy: input.strategy, ...(into ? { into } : {}) });
+    }),
   /** Disk used per worktree now; merged and clean worktrees of finished agents removed; stale metadata pruned. */
   sweep: publicProcedure.mutation(({ ctx }) => ctx.agents.sweep()),
   diff: publicProcedure.input(AgentsInput.diff).query(({ input, ctx }) => ctx.agents.diff(input.agentId, input.maxBytes)),

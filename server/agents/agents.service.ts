@@ -19,7 +19,7 @@ import { generateAlias } from "./aliases";
 import { decideCompletion } from "./completion";
 import { clearSignal, readSignal, writeInputFiles } from "./input-files";
 import { AgentLogStore } from "./log-store";
-import { mergeWorkspace, type MergeResult } from "./merge";
+import { mergeWorkspace, type MergeResult, type MergeStrategy } from "./merge";
 import { ownLine, toOutputLines } from "./output-view";
 import { buildPrompt, commitRequestPrompt, formatAnswersAsPrompt, missingSignalPrompt } from "./prompts";
 import { getProvider, listProviders, resolveCommand } from "./providers";
@@ -687,7 +687,7 @@ export class AgentsService {
   }
 
   /** Merge the agent's branch into a local branch (default: the one it started from). */
-  async merge(idOrAlias: string, opts: { into?: string } = {}): Promise<MergeResult> {
+  async merge(idOrAlias: string, opts: { into?: string; strategy?: MergeStrategy } = {}): Promise<MergeResult> {
     const row = this.records.get(idOrAlias);
     if (row.workspaceRemoved && !this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
     if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: merge once it is done`, { kind: "CONFLICT" });

@@ -57,4 +57,47 @@ describe("merging an agent's branch", () => {
     await expect(w.t.client.agents.merge.mutate({ agentId: b.id })).rejects.toThrow(/uncommitted changes \(README.md\)/);
     git(w.repo, "checkout", "--", "README.md");
   });
+
+  it("squashes the branch into one commit, or rebases its commits onto the target (checked out or not); a rebase conflict changes nothing", async () => {
+    const twoCommits = fakeAgentPrompt("two", [
+      { write: { path: "one.txt", content: "1\n" } },
+      { bash: `git add -A && git -c user.name=a -c user.email=a@b commit -qm "one"` },
+      { write: { path: "two.txt", content: "2\n" } },
+      { bash: `git add -A && git -c user.name=a -c user.email=a@b commit -qm "two"` },
+      { done: "two commits" },
+    ]);
+    const s1 = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: twoCommits });
+    await waitForAgent(w.t.client, s1.id);
+    const before = git(w.repo, "rev-parse", "HEAD");
+    const squashed = await w.t.client.agents.merge.mutate({ agentId: s1.id, strategy: "squash" });
+    expect(squashed).toMatchObject({ merged: true, into: "main", strategy: "squash" });
+    expect(git(w.repo, "rev-list", "--count", `${before}..HEAD`)).toBe("1");
+    expect(git(w.repo, "log", "-1", "--format=%P")).toBe(before); // one parent: not a merge
+    expect(git(w.repo, "log", "-1", "--format=%s")).toBe(`switchyard/${s1.alias} (squashed, 2 commits)`);
+    expect(readFileSync(join(w.repo, "two.txt"), "utf8")).toBe("2\n");
+    expect(git(w.repo, "status", "--porcelain")).toBe("");
+
+    const r1 = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: commitFile("rebased.txt", "r\n") });
+    await waitForAgent(w.t.client, r1.id);
+    writeFileSync(join(w.repo, "human.txt"), "h\n");
+    git(w.repo, "add", "human.txt");
+    git(w.repo, "commit", "-qm", "human moves on");
+    const head = git(w.repo, "rev-parse", "HEAD");
+    const rebased = await w.t.client.agents.merge.mutate({ agentId: r1.id, strategy: "rebase" });
+    expect(rebased).toMatchObject({ merged: true, strategy: "rebase" });
+    expect(git(w.repo, "log", "-1", "--format=%P")).toBe(head); // linear: the agent's commit on top of the human's
+    expect(git(w.repo, "log", "-1", "--format=%s")).toBe("add rebased.txt");
+    expect(readFileSync(join(w.repo, "rebased.txt"), "utf8")).toBe("r\n");
+    expect(git(w.repo, "worktree", "list")).not.toContain("switchyard-rebase-");
+
+    const c1 = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: commitFile("human.txt", "agent\n") });
+    await waitForAgent(w.t.client, c1.id);
+    writeFileSync(join(w.repo, "human.txt"), "human again\n");
+    git(w.repo, "commit", "-qam", "human edits human.txt");
+    const head2 = git(w.repo, "rev-parse", "HEAD");
+    await expect(w.t.client.agents.merge.mutate({ agentId: c1.id, strategy: "rebase" })).rejects.toThrow(/conflicts in human.txt/);
+    expect(git(w.repo, "rev-parse", "HEAD")).toBe(head2);
+    expect(git(w.repo, "status", "--porcelain")).toBe("");
+    expect(git(w.repo, "worktree", "list")).not.toContain("switchyard-rebase-");
+  });
 });

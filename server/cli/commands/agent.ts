@@ -2,7 +2,7 @@ import type { Command } from ".";
 import type { AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
 import { clientFrom, connectionOptions, explain, parse } from "./common";
 
-const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approvals|approve|deny|delete> ...
+const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approvals|approve|deny|merge|diff|sweep|delete> ...
   yard agent spawn --provider claude|codex|fake|... --prompt TEXT [--repo DIR] [--base REF] [--mode execute|plan|discuss|refine|review]
                    [--permission bypass|acceptEdits|ask] [--model M] [--alias NAME] [--task-id ID] [--phase-id ID] [--account LABEL]
   yard agent list [--status S]...
@@ -12,7 +12,9 @@ const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approv
   yard agent logs <id> [--follow|-f] [--raw] [--lines N] [--from LINE]
   yard agent approvals [<id>]           pending tool approvals
   yard agent approve|deny <approval id> [--message TEXT]
-  yard agent merge <id> [--into BRANCH]    merge its branch (default: the branch it started from)
+  yard agent merge <id> [--into BRANCH] [--strategy merge|squash|rebase]   bring its branch into BRANCH (default: the one it started from)
+  yard agent diff <id> [--patch]           changed files against its base (and the patch)
+  yard agent sweep                         disk used per worktree; remove merged, clean ones
   yard agent delete <id> [--force]`;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -93,6 +95,8 @@ export const agent: Command = {
         force: { type: "boolean" },
         into: { type: "string" },
         account: { type: "string" },
+        strategy: { type: "string" },
+        patch: { type: "boolean" },
       },
       true,
     );
@@ -155,7 +159,19 @@ export const agent: Command = {
           print(await client.agents.decide.mutate({ approvalId: need(), allow: sub === "approve", message: values.message }));
           return 0;
         case "merge":
-          print(await client.agents.merge.mutate({ agentId: need(), ...(values.into ? { into: values.into } : {}) }));
+          print(await client.agents.merge.mutate({ agentId: need(), ...(values.into ? { into: values.into } : {}), ...(values.strategy ? { strategy: values.strategy as "merge" | "squash" | "rebase" } : {}) }));
+          return 0;
+        case "diff": {
+          const changes = await client.agents.changes.query({ agentId: need() });
+          for (const f of changes.files) process.stdout.write(`${f.status} ${f.path} +${f.insertions} -${f.deletions}\n`);
+          process.stdout.write(`${changes.files.length} file(s), +${changes.insertions} -${changes.deletions}, ${changes.commitsAhead} commit(s)${changes.dirty ? ", uncommitted changes" : ""}\n`);
+          if (values.patch) process.stdout.write((await client.agents.diff.query({ agentId: need() })).patch);
+          return 0;
+        }
+        case "sweep":
+          for (const r of await client.agents.sweep.mutate()) {
+            process.stdout.write(`${r.alias.padEnd(24)} ${r.diskBytes === null ? "?" : `${(r.diskBytes / 1e6).toFixed(1)} MB`}  ${r.removed ? `removed (${r.note})` : "kept"}  ${r.path}\n`);
+          }
           return 0;
         case "logs":
           return await logs(client, need(), values);
