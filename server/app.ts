@@ -22,6 +22,7 @@ import { createModelRegistry } from "./models/models.service";
 import { registerDaemonWebhook } from "./daemons/daemon-webhook";
 import { AgentsService } from "./agents/agents.service";
 import { AccountsService } from "./accounts/accounts.service";
+import { DEFAULT_PRICES } from "./runs/pricing";
 import { ConversationsService } from "./conversations/conversations.service";
 import { registerPermissionMcp } from "./agents/permission-mcp";
 import { DaemonsService } from "./daemons/daemons.service";
@@ -103,6 +104,8 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     resolveModel: (model, override) => models.resolve(model, { override }),
     buildTools: (names, host) => buildTools(names, { ...host, policy: host.policy as PermissionPolicy, requestPermission: (r) => host.requestPermission(r) }),
     createPolicy: (cwd) => new PermissionPolicy(cwd),
+    cli: { agents, bus },
+    prices: { ...DEFAULT_PRICES, ...config.modelPrices },
   });
 
   const daemons = new DaemonsService({

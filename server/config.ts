@@ -63,6 +63,18 @@ const ConfigSchema = z.object({
   /** Where Claude OAuth accounts renew their access token (refresh-token grant). */
   claudeOAuthTokenUrl: httpUrl.default("https://console.anthropic.com/v1/oauth/token"),
   claudeOAuthClientId: z.string().min(1).default("9d1c250a-e61b-44d9-88ed-5944d1962f5e"),
+  /** Model prices for run budgets (USD per million tokens), merged over the defaults: {"anthropic/claude-sonnet-4*": {"input": 3, "output": 15}}. */
+  modelPrices: z.preprocess(
+    (v) => {
+      if (typeof v !== "string") return v;
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        return v;
+      }
+    },
+    z.record(z.string(), z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }).strict(), { error: 'expected a JSON map {"provider/model": {"input": USD per 1M, "output": USD per 1M}}' }).default({}),
+  ),
   /** Agent worktrees when an agent goes idle: "auto" removes clean ones, "debug" archives them, "off" keeps all. */
   agentCleanup: z.enum(["auto", "debug", "off"]).default("auto"),
   /** "normal": survives a crash or kill -9 of the process; "full": also an OS crash (fsync). */
@@ -100,6 +112,7 @@ export const ENV_VARS = {
   claudeOAuthTokenUrl: "SWITCHYARD_CLAUDE_OAUTH_TOKEN_URL",
   claudeOAuthClientId: "SWITCHYARD_CLAUDE_OAUTH_CLIENT_ID",
   agentCleanup: "SWITCHYARD_AGENT_CLEANUP",
+  modelPrices: "SWITCHYARD_MODEL_PRICES",
 } as const satisfies Record<keyof z.infer<typeof ConfigSchema>, string>;
 
 export class ConfigError extends Error {

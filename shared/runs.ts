@@ -42,6 +42,8 @@ export const AgentCallRecord = z.object({
   finishReason: z.string(),
   /** Where in the flow the call happened, so a resumed run can skip it. */
   stepKey: z.string().optional(),
+  /** A CLI step: the agent that ran it (continue_run sends the follow-up to its session). */
+  cliAgentId: z.string().optional(),
 });
 export type AgentCallRecord = z.infer<typeof AgentCallRecord>;
 

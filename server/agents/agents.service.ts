@@ -439,7 +439,8 @@ export class AgentsService {
       watchdog: outcome.watchdog,
       lastText: outcome.lastText,
       stderrTail: outcome.stderrTail,
-      canResume: adapter.resumeStyle !== "none" && row.sessionId !== null,
+      // a commit request's run needs no signal.json: git status tells whether it worked
+      canResume: adapter.resumeStyle !== "none" && row.sessionId !== null && row.runReason !== "commit_request",
       missingSignalRetries: row.missingSignalRetries,
       queuedMessages: queued.length,
     });
@@ -555,6 +556,13 @@ export class AgentsService {
     await this.appendOwn(row.id, row.sessionNumber, "user_message", text);
     await this.resumeWith(row, text, "message");
     return { delivered: "now", agent: this.get(row.id) };
+  }
+
+  /** Resolves once the agent's last process run has been handled (result recorded, cleanup decided). */
+  async settled(idOrAlias: string): Promise<AgentInfo> {
+    const row = this.records.get(idOrAlias);
+    await this.finishing.get(row.id);
+    return this.get(row.id);
   }
 
   async stop(idOrAlias: string): Promise<AgentInfo> {

@@ -3,7 +3,10 @@ import { jsonSchema, Output, stepCountIs, streamText, type LanguageModel, type M
 import type { AgentCallRecord, StreamEvent, Usage } from "../../shared/runs";
 import { isCliAgent, isLlmAgent, isUserAgent, type LlmAgent, type UserAgent } from "../../shared/strategy";
 import { DomainError } from "../errors";
+import { charge } from "./budget";
+import { callCli, type CliStepDeps } from "./cli-step";
 import { DeltaBatcher } from "./delta-batcher";
+import { DEFAULT_PRICES, type PriceTable } from "./pricing";
 import type { StepOutput } from "./flow-executor";
 import { RunCancelledError, type RunState } from "./run-state";
 
@@ -24,7 +27,14 @@ export type ToolHost = {
 };
 export type ToolsFactory = (names: string[], host: ToolHost) => { tools: ToolSet; warnings: string[] };
 
-export type AgentCallDeps = { resolveModel: ModelResolver; buildTools: ToolsFactory };
+export type AgentCallDeps = {
+  resolveModel: ModelResolver;
+  buildTools: ToolsFactory;
+  /** CLI steps (`type: cli`): the agents service and the bus its events are on. */
+  cli?: CliStepDeps;
+  /** Model prices for budgets (default DEFAULT_PRICES). */
+  prices?: PriceTable;
+};
 
 /** Default bound on model round-trips per agent call when the strategy sets no maxSteps. */
 export const DEFAULT_MAX_STEPS = 10;
@@ -40,7 +50,11 @@ export async function callAgent(run: RunState, deps: AgentCallDeps, agentName: s
   if (!agent) throw new DomainError("EXECUTION_ERROR", `Unknown agent "${agentName}"`);
   if (isUserAgent(agent)) return callUser(run, agentName, agent, stepKey);
   if (isLlmAgent(agent)) return callLlm(run, deps, agentName, agent, input, stepKey);
-  if (isCliAgent(agent)) throw new DomainError("EXECUTION_ERROR", `Agent "${agentName}" is a CLI agent: CLI steps in strategies are not supported yet`);
+  if (isCliAgent(agent)) {
+    const out = await callCli(run, deps.cli, agentName, agent, input, stepKey, withSteering(run, agentName, input));
+    await charge(run, deps.prices ?? DEFAULT_PRICES, { agentName, model: `cli/${agent.provider}`, promptTokens: out.usage.promptTokens, completionTokens: out.usage.completionTokens, ...(out.costUsd !== undefined ? { costUsd: out.costUsd } : {}) });
+    return { text: out.text, usage: out.usage, finishReason: out.finishReason };
+  }
   throw new DomainError("EXECUTION_ERROR", `Agent "${agentName}" has type "${agent.type}", which no executor handles`);
 }
 
@@ -214,6 +228,7 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
   const history = run.history.get(agentName) ?? [];
   history.push(record);
   run.history.set(agentName, history);
+  await charge(run, deps.prices ?? DEFAULT_PRICES, { agentName, model: resolved.id, ...usage });
   return { text, usage, finishReason };
 }
 

@@ -49,6 +49,8 @@ export type RunConfig = {
   cwd: string;
   manifestPath?: string;
   modelOverride?: string;
+  /** The run's own budget (tRPC prepare); else the strategy's `budget`. Applies to each segment. */
+  budget?: { tokens?: number; usd?: number };
 };
 
 /**
@@ -71,6 +73,8 @@ export class RunState {
   memo: Memo = emptyMemo();
   readonly steerQueue: string[] = [];
   readonly usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  /** Tokens and dollars spent in this segment (budgets). */
+  readonly spent = { tokens: 0, usd: 0 };
   private readonly waiters = new Map<string, Waiter>();
   finished?: Promise<void>;
   /** Strategy warnings, announced when the run starts. */
@@ -166,5 +170,7 @@ export class RunState {
     this.memo = emptyMemo();
     this.usage.promptTokens = 0;
     this.usage.completionTokens = 0;
+    this.spent.tokens = 0;
+    this.spent.usd = 0;
   }
 }

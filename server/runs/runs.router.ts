@@ -7,7 +7,15 @@ const runId = z.string().min(1);
 
 export const RunsInput = {
   prepare: z
-    .object({ runId: runId.optional(), strategyPath: z.string().min(1).optional(), modelOverride: z.string().min(1).optional(), cwd: z.string().min(1).optional(), manifestPath: z.string().min(1).optional() })
+    .object({
+      runId: runId.optional(),
+      strategyPath: z.string().min(1).optional(),
+      modelOverride: z.string().min(1).optional(),
+      cwd: z.string().min(1).optional(),
+      manifestPath: z.string().min(1).optional(),
+      /** Overrides the strategy's `budget` for this run (each segment). */
+      budget: z.object({ tokens: z.number().int().positive().optional(), usd: z.number().positive().optional() }).strict().optional(),
+    })
     .strict()
     .refine((v) => v.runId || v.strategyPath, { message: "needs runId or strategyPath", path: ["strategyPath"] }),
   start: z.object({ runId, input: z.string().optional() }).strict(),

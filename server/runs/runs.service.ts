@@ -27,7 +27,7 @@ export type RunsDeps = AgentCallDeps & {
   onEphemeral?: (runId: string, frame: { type: string; [k: string]: unknown }) => void;
 };
 
-export type PrepareInput = { runId?: string; strategyPath?: string; modelOverride?: string; cwd?: string; manifestPath?: string };
+export type PrepareInput = { runId?: string; strategyPath?: string; modelOverride?: string; cwd?: string; manifestPath?: string; budget?: { tokens?: number; usd?: number } };
 
 const fail = (code: string, message: string, kind: "NOT_FOUND" | "BAD_REQUEST" | "CONFLICT" = "BAD_REQUEST") => new DomainError(code, message, { kind });
 
@@ -86,7 +86,7 @@ export class RunsService {
       }
     }
     const run = new RunState(
-      { runId: input.runId ?? randomUUID(), strategy: loaded.strategy, strategyPath: loaded.path, cwd, manifestPath, modelOverride },
+      { runId: input.runId ?? randomUUID(), strategy: loaded.strategy, strategyPath: loaded.path, cwd, manifestPath, modelOverride, ...(input.budget ? { budget: input.budget } : {}) },
       this.deps.bus,
       this.deps.createPolicy(cwd),
     );
@@ -178,7 +178,8 @@ export class RunsService {
         if (err instanceof RunCancelledError || run.signal.aborted) return this.finish(run, segment, { status: "cancelled", error: { code: "CANCELLED", message: "Run cancelled" } });
         const message = this.deps.log ? String((err as Error)?.message ?? err) : String(err);
         this.deps.log.warn({ runId: run.runId, err: message }, "run failed");
-        return this.finish(run, segment, { status: "error", error: { code: "EXECUTION_ERROR", message } });
+        const code = err instanceof DomainError && err.code === "BUDGET_EXCEEDED" ? err.code : "EXECUTION_ERROR";
+        return this.finish(run, segment, { status: "error", error: { code, message } });
       },
     );
   }

@@ -44,6 +44,23 @@ export const RunEvents = {
   "run.steer_applied": z.object({ agentName: z.string(), text: z.string() }),
   "run.tool_mutated": z.object({ agentName: z.string(), toolName: z.string(), operation: z.string(), path: z.string(), details: z.unknown().optional() }),
   "run.warning": z.object({ message: z.string(), path: z.string().optional() }),
+  /** A CLI step spawned (or resumed) a coding agent: the graph links the node to its page. */
+  "run.cli_agent": z.object({
+    agentName: z.string(),
+    stepKey: z.string(),
+    agentId: z.string(),
+    alias: z.string(),
+    provider: z.string(),
+    branch: z.string().nullable(),
+    status: z.string(),
+    requestId,
+  }),
+  /** What the run has spent so far in this segment, against its budget. */
+  "run.spend": z.object({
+    tokens: z.number().int().nonnegative(),
+    usd: z.number().nonnegative(),
+    budget: z.object({ tokens: z.number().int().positive().optional(), usd: z.number().positive().optional() }).optional(),
+  }),
   /** A segment ends. */
   "run.completed": z.object({
     segment: z.number().int().positive(),

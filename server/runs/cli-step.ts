@@ -1,0 +1,264 @@
+import { resolve } from "node:path";
+import type { AgentInfo, AgentOutputLine, AgentQuestion, SpawnAgentInput } from "../../shared/agents";
+import type { BusEvent } from "../../shared/events";
+import type { AgentCallRecord, StreamEvent, Usage } from "../../shared/runs";
+import type { CliAgent } from "../../shared/strategy";
+import { DomainError } from "../errors";
+import type { EventBus } from "../events/bus";
+import { DeltaBatcher } from "./delta-batcher";
+import type { StepOutput } from "./flow-executor";
+import { RunCancelledError, type RunState } from "./run-state";
+
+/**
+ * A `type: cli` step: a coding-agent CLI (claude, codex, fake...) spawned in its own worktree
+ * with the step's input as its task (labels phaseId = runId, taskId = step name). Its normalized
+ * output is forwarded as the run's `agent_streaming` events; its questions become
+ * `request_question`s and its tool approvals `request_permission`s; stop_run stops it. The step
+ * ends with the agent's result and a summary of its changes (branch, files, +/-, a capped diff).
+ */
+
+/** What a CLI step needs from the agents service. */
+export interface CliAgentsPort {
+  spawn(input: SpawnAgentInput): Promise<AgentInfo>;
+  get(idOrAlias: string): AgentInfo;
+  settled(idOrAlias: string): Promise<AgentInfo>;
+  resume(idOrAlias: string, answers: Record<string, string>): Promise<AgentInfo>;
+  message(idOrAlias: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }>;
+  stop(idOrAlias: string): Promise<AgentInfo>;
+  changes(idOrAlias: string): Promise<{ files: Array<{ path: string; status: string; insertions: number; deletions: number }>; insertions: number; deletions: number; commitsAhead: number; dirty: boolean }>;
+  diff(idOrAlias: string, maxBytes?: number): Promise<{ patch: string; truncated: boolean }>;
+  chunkOutput(agentId: string, chunkId: number): AgentOutputLine[];
+  approvals: { decide(approvalId: string, decision: { allow: boolean; message?: string }): Promise<unknown> };
+}
+
+export type CliStepDeps = { agents: CliAgentsPort; bus: EventBus };
+
+/** How much of the diff the next step gets. */
+const DIFF_BYTES = 16 * 1024;
+
+const WRITE_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch", "file_change"]);
+const READ_TOOLS = new Set(["Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch"]);
+
+function permissionOf(toolName: string, input: unknown): { operation: "fs.read" | "fs.write" | "fs.exec"; resource: string } {
+  const o = (input && typeof input === "object" ? input : {}) as Record<string, unknown>;
+  const str = (k: string) => (typeof o[k] === "string" ? (o[k] as string) : undefined);
+  if (WRITE_TOOLS.has(toolName)) return { operation: "fs.write", resource: str("file_path") ?? str("path") ?? JSON.stringify(input) };
+  if (READ_TOOLS.has(toolName)) return { operation: "fs.read", resource: str("file_path") ?? str("path") ?? str("pattern") ?? str("url") ?? JSON.stringify(input) };
+  return { operation: "fs.exec", resource: str("command") ?? `${toolName} ${JSON.stringify(input)}` };
+}
+
+/** The text the next step gets: the agent's result, then what changed on its branch. */
+export async function changeSummary(agents: CliAgentsPort, agent: AgentInfo): Promise<string> {
+  if (agent.workspaceKind !== "worktree") return "Changes: none tracked (the repository is not a git repository).";
+  let changes;
+  try {
+    changes = await agents.changes(agent.id);
+  } catch {
+    return `Changes: unavailable (the worktree of ${agent.alias} is gone).`;
+  }
+  if (changes.files.length === 0) return `Changes: none (branch ${agent.branch ?? "?"} has no changes).`;
+  const files = changes.files.slice(0, 100).map((f) => `- ${f.path} (${f.status}, +${f.insertions} -${f.deletions})`);
+  if (changes.files.length > 100) files.push(`- … ${changes.files.length - 100} more`);
+  const { patch, truncated } = await agents.diff(agent.id, DIFF_BYTES).catch(() => ({ patch: "", truncated: false }));
+  return [
+    `Changes on branch ${agent.branch ?? "?"}: ${changes.files.length} file(s), +${changes.insertions} -${changes.deletions}, ${changes.commitsAhead} commit(s)${changes.dirty ? ", some not committed" : ""}`,
+    ...files,
+    ...(patch ? ["", "```diff", patch.trimEnd(), "```", ...(truncated ? [`(diff cut at ${DIFF_BYTES / 1024} KB)`] : [])] : []),
+  ].join("\n");
+}
+
+export function renderCliPrompt(agent: CliAgent, input: string): string {
+  if (!agent.promptTemplate) return input;
+  return agent.promptTemplate.replace(/\{\{\s*input\s*\}\}/g, input);
+}
+
+export async function callCli(run: RunState, deps: CliStepDeps | undefined, agentName: string, agent: CliAgent, input: string, stepKey: string, userMessage: string): Promise<StepOutput & { costUsd?: number; tokens: number }> {
+  if (!deps) throw new DomainError("EXECUTION_ERROR", `Agent "${agentName}" is a CLI agent, and this server runs no CLI agents`);
+  const { agents, bus } = deps;
+  const prompt = renderCliPrompt(agent, userMessage);
+  const meta = { agentName, model: `cli/${agent.provider}`, stepKey, requestId: run.requestId };
+  const signal = run.signal;
+  const batcher = new DeltaBatcher((event) => {
+    if (!signal.aborted) void run.emit("run.agent_streamed", { ...meta, event }).catch(() => {});
+  });
+  const stream = (event: StreamEvent) => batcher.event(event);
+
+  // continue_run (or a later cycle pass) goes on with the same agent session in the same worktree
+  const previous = (run.history.get(agentName) ?? []).findLast((r) => r.cliAgentId);
+  let reuse: AgentInfo | null = null;
+  if (previous?.cliAgentId) {
+    try {
+      const a = agents.get(previous.cliAgentId);
+      if (!["starting", "running", "waiting_for_input", "waiting_for_account"].includes(a.status) && a.sessionId) reuse = a;
+    } catch {
+      reuse = null;
+    }
+  }
+  const afterId = bus.lastId;
+  let info: AgentInfo;
+  if (reuse) {
+    info = (await agents.message(reuse.id, prompt)).agent;
+  } else {
+    info = await agents.spawn({
+      provider: agent.provider,
+      prompt,
+      repo: resolve(run.config.cwd, agent.repo ?? "."),
+      ...(agent.baseRef ? { baseRef: agent.baseRef } : {}),
+      ...(agent.mode ? { mode: agent.mode as SpawnAgentInput["mode"] } : {}),
+      ...(agent.permissionMode ? { permissionMode: agent.permissionMode } : {}),
+      ...(agent.account ? { account: agent.account } : {}),
+      phaseId: run.runId,
+      taskId: agentName,
+    });
+  }
+  const usageBefore = reuse ? reuse.usage : { inputTokens: 0, outputTokens: 0 };
+  await run.emit("run.cli_agent", { agentName, stepKey, agentId: info.id, alias: info.alias, provider: info.provider, branch: info.branch, status: info.status, requestId: run.requestId });
+
+  const stopAgent = () => void agents.stop(info.id).catch(() => {});
+  signal.addEventListener("abort", stopAgent, { once: true });
+  const watch = new AbortController();
+  const cancelWatch = () => watch.abort();
+  signal.addEventListener("abort", cancelWatch, { once: true });
+  const answering = new Set<string>();
+  /** A failure while answering for the agent ends the step with it. */
+  let failure: unknown;
+  const fail = (err: unknown) => {
+    if (err instanceof RunCancelledError || signal.aborted) return;
+    failure ??= err;
+    watch.abort();
+  };
+  try {
+    stream({ type: "step-start" });
+    let final: AgentInfo | null = null;
+    outer: for await (const batch of bus.subscribeBatches({ afterId, scope: { kind: "agent", id: info.id }, signal: watch.signal })) {
+      for (const e of batch) {
+        const outcome = await handle(e);
+        if (outcome) {
+          final = outcome;
+          break outer;
+        }
+      }
+    }
+    batcher.flush();
+    if (failure) throw failure;
+    if (signal.aborted || !final) throw new RunCancelledError();
+    const summary = await changeSummary(agents, final);
+    const result = final.result?.trim() || "(the agent finished without a result message)";
+    const text = `${result}\n\n${summary}`;
+    const usage: Usage = {
+      promptTokens: Math.max(0, final.usage.inputTokens - usageBefore.inputTokens),
+      completionTokens: Math.max(0, final.usage.outputTokens - usageBefore.outputTokens),
+    };
+    const costUsd = final.usage.costUsd !== undefined ? Math.max(0, final.usage.costUsd - (usageBefore.costUsd ?? 0)) : undefined;
+    run.addUsage(usage);
+    await run.emit("run.agent_output", { ...meta, text, usage });
+    stream({ type: "done", result: { text, usage, finishReason: "stop" } });
+    batcher.flush();
+    const record: AgentCallRecord = {
+      id: `${info.id}:${final.sessionNumber}`,
+      agentName,
+      createdAt: new Date().toISOString(),
+      userMessage,
+      responseMessages: [],
+      text,
+      usage,
+      finishReason: "stop",
+      stepKey,
+      cliAgentId: info.id,
+    };
+    await run.emit("run.agent_called", { record });
+    const history = run.history.get(agentName) ?? [];
+    history.push(record);
+    run.history.set(agentName, history);
+    return { text, usage, finishReason: "stop", tokens: usage.promptTokens + usage.completionTokens, ...(costUsd !== undefined ? { costUsd } : {}) };
+  } finally {
+    signal.removeEventListener("abort", stopAgent);
+    signal.removeEventListener("abort", cancelWatch);
+    watch.abort();
+  }
+
+  /** One agent event: forwards output, answers requests; returns the agent once its step is over. */
+  async function handle(e: BusEvent): Promise<AgentInfo | null> {
+    switch (e.type) {
+      case "agent.output":
+        for (const line of agents.chunkOutput(info.id, e.payload.chunkId)) forward(line);
+        return null;
+      case "agent.waiting":
+        void answerQuestions(e.payload.questions);
+        return null;
+      case "agent.approval_requested":
+        void answerApproval(e.payload.approvalId, e.payload.toolName, e.payload.input);
+        return null;
+      case "agent.idle": {
+        // cleanup may resume it once to commit its work: the step waits for that run too
+        const settled = await agents.settled(info.id);
+        return settled.status === "idle" ? settled : null;
+      }
+      case "agent.crashed":
+        throw new DomainError("EXECUTION_ERROR", `CLI agent ${info.alias} (${agent.provider}) of step "${agentName}" crashed: ${e.payload.reason}`);
+      case "agent.stopped":
+        if (signal.aborted) throw new RunCancelledError();
+        throw new DomainError("EXECUTION_ERROR", `CLI agent ${info.alias} of step "${agentName}" was stopped: ${e.payload.reason ?? "by a user"}`);
+      case "agent.deleted":
+        throw new DomainError("EXECUTION_ERROR", `CLI agent ${info.alias} of step "${agentName}" was deleted`);
+      default:
+        return null;
+    }
+  }
+
+  function forward(line: AgentOutputLine): void {
+    for (const ev of line.events) {
+      switch (ev.kind) {
+        case "text":
+          if (ev.text) batcher.text(ev.text.endsWith("\n") ? ev.text : `${ev.text}\n`);
+          break;
+        case "thinking": {
+          const id = `${info.id}:${line.line}`;
+          stream({ type: "thinking-start", id });
+          batcher.thinking(id, ev.text);
+          stream({ type: "thinking-end", id });
+          break;
+        }
+        case "tool_call":
+          stream({ type: "tool-call", toolCallId: ev.id, toolName: ev.name, args: JSON.stringify(ev.input ?? {}) });
+          break;
+        case "tool_result":
+          stream({ type: "tool-result", toolCallId: ev.id, toolName: ev.name ?? "tool", output: ev.output, status: ev.isError ? "error" : "completed", ...(ev.isError ? { error: ev.output.slice(0, 2000) } : {}) });
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  /** One request_question per question; the agent resumes once all are answered. */
+  async function answerQuestions(questions: AgentQuestion[]): Promise<void> {
+    const key = questions.map((q) => q.id).join("|");
+    if (answering.has(key)) return;
+    answering.add(key);
+    try {
+      const answers = await Promise.all(
+        questions.map(async (q) => [q.id, (await run.ask({ kind: "question", agentName, toolName: `${agent.provider}:question`, question: q.question, stepKey }, { toolName: `${agent.provider}:question`, question: q.question })).text] as const),
+      );
+      await agents.resume(info.id, Object.fromEntries(answers));
+    } catch (err) {
+      fail(err);
+    } finally {
+      answering.delete(key);
+    }
+  }
+
+  async function answerApproval(approvalId: string, toolName: string, toolInput: unknown): Promise<void> {
+    const { operation, resource } = permissionOf(toolName, toolInput);
+    try {
+      const answer = await run.ask(
+        { kind: "permission", agentName, toolName, operation, resource, reason: `CLI agent ${info.alias} (${agent.provider}) wants to use ${toolName}`, details: toolInput, stepKey },
+        { toolName, resource },
+      );
+      const allow = answer.decision === "allow" || answer.decision === "allow-session";
+      await agents.approvals.decide(approvalId, allow ? { allow: true } : { allow: false, message: "denied in the strategy run" });
+    } catch (err) {
+      fail(err);
+    }
+  }
+}
