@@ -6,7 +6,7 @@ import { git, makeRepo } from "../testing/agents-world";
 import { CommaClient, type Frame } from "../testing/comma-client";
 import { fakeAgentPrompt, type FakeAgentScript } from "../testing/fake-agent";
 import { startFakeModelServer, type FakeModelServer, type FakeReplyInput, type RecordedRequest } from "../testing/fake-model";
-import { removeHome, startTestServer, tempHome, type TestServer } from "../testing/server-harness";
+import { removeHome, startTestServer, type TestServer } from "../testing/server-harness";
 
 /**
  * `type: cli` steps: coding-agent CLIs (the fake agent, and the real claude) as steps of a
