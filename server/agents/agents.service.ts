@@ -25,7 +25,7 @@ import { buildPrompt, commitRequestPrompt, formatAnswersAsPrompt, missingSignalP
 import { getProvider, listProviders, resolveCommand } from "./providers";
 import { copySessionFiles } from "./session-transfer";
 import type { ProviderAdapter } from "./providers/types";
-import { commitsAhead, createWorkspace, dirtyFiles, removeWorkspace, restoreWorktree, withRepoLock, workspaceChanges, workspaceDiff, type Workspace } from "./workspace";
+import { commitsAhead, createWorkspace, dirtyFiles, removeWorkspace, restoreWorktree, withRepoLock, workspaceChanges, workspaceDiff, workspaceSummary, type Workspace } from "./workspace";
 import { git } from "./git";
 import { diskUsage, isMergedInto } from "./disk";
 
@@ -702,6 +702,13 @@ export class AgentsService {
     const result = await mergeWorkspace(this.workspaceOf(row), opts);
     if (result.merged && result.commit) await this.publish(row.id, "worktree.merged", { alias: row.alias, branch: result.branch, into: result.into, commit: result.commit });
     return result;
+  }
+
+  /** Changes and a capped diff at once (a CLI step's hand-over to the next step). */
+  async summary(idOrAlias: string, maxBytes: number) {
+    const row = this.records.get(idOrAlias);
+    if (row.workspaceRemoved && !this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
+    return workspaceSummary(this.workspaceOf(row), { maxBytes });
   }
 
   async diff(idOrAlias: string, maxBytes?: number) {

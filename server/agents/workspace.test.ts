@@ -6,7 +6,7 @@ import { git, makeRepo } from "../testing/agents-world";
 import { generateAlias } from "./aliases";
 import { readSignal, writeInputFiles } from "./input-files";
 import { buildPrompt } from "./prompts";
-import { createWorkspace, removeWorkspace, workspaceChanges, workspaceDiff } from "./workspace";
+import { createWorkspace, removeWorkspace, workspaceChanges, workspaceDiff, workspaceSummary } from "./workspace";
 
 const cleanup: string[] = [];
 afterEach(() => {
@@ -137,5 +137,32 @@ describe("input files, signal, prompts, aliases", () => {
     expect(generateAlias(() => false)).toMatch(/^[a-z]+-[a-z]+$/);
     const always = generateAlias((a) => !a.endsWith("-3"), () => 0);
     expect(always).toMatch(/^[a-z]+-[a-z]+-3$/);
+  });
+});
+
+describe("workspaceSummary", () => {
+  it("agrees with workspaceChanges and workspaceDiff: added, modified, deleted, committed and untracked files", async () => {
+    const { repo, worktreesDir } = setup();
+    writeFileSync(join(repo, "old.txt"), "a\nb\nc\n");
+    git(repo, "add", ".");
+    git(repo, "commit", "-qm", "old");
+    const ws = await createWorkspace({ worktreesDir, alias: "sum-fox", repo });
+    writeFileSync(join(ws.path, "README.md"), "# changed\nmore\n");
+    rmSync(join(ws.path, "old.txt"));
+    writeFileSync(join(ws.path, "committed.txt"), "1\n2\n");
+    git(ws.path, "add", "committed.txt");
+    git(ws.path, "commit", "-qm", "committed");
+    mkdirSync(join(ws.path, "new"));
+    writeFileSync(join(ws.path, "new", "untracked.txt"), "x\ny\nz\n");
+    const summary = await workspaceSummary(ws, { maxBytes: 1 << 20 });
+    const changes = await workspaceChanges(ws);
+    const diff = await workspaceDiff(ws);
+    const byPath = <T extends { path: string }>(xs: T[]) => [...xs].sort((a, b) => a.path.localeCompare(b.path));
+    expect(byPath(summary.files)).toEqual(byPath(changes.files));
+    expect(summary).toMatchObject({ insertions: changes.insertions, deletions: changes.deletions, commitsAhead: 1, dirty: true, truncated: false });
+    expect(summary.patch).toBe(diff.patch);
+    const cut = await workspaceSummary(ws, { maxBytes: 40 });
+    expect(cut.truncated).toBe(true);
+    expect(cut.patch).toHaveLength(40);
   });
 });

@@ -242,8 +242,15 @@ export async function workspaceChanges(ws: Workspace) {
     return { dirty: false, files: [] as FileChange[], insertions: 0, deletions: 0, commitsAhead: 0 };
   }
   if (!existsSync(ws.path)) return branchChanges(ws);
-  const numstat = await git(["diff", "--numstat", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path });
-  const names = await git(["diff", "--name-status", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path });
+  const scope = ["--", ".", `:(exclude)${OWN_DIR}`];
+  // independent reads: run at once (each git start costs a few ms)
+  const [numstat, names, untrackedOut, ahead, dirty] = await Promise.all([
+    git(["diff", "--numstat", ws.baseCommit, ...scope], { cwd: ws.path }),
+    git(["diff", "--name-status", ws.baseCommit, ...scope], { cwd: ws.path }),
+    git(["ls-files", "--others", "--exclude-standard"], { cwd: ws.path }),
+    git(["rev-list", "--count", `${ws.baseCommit}..HEAD`], { cwd: ws.path }),
+    dirtyFiles(ws),
+  ]);
   const status = new Map(names.split("\n").filter(Boolean).map((l) => [l.split("\t").at(-1)!, l[0]!]));
   const files: FileChange[] = numstat
     .split("\n")
@@ -253,18 +260,17 @@ export async function workspaceChanges(ws: Workspace) {
       const path = rest.join("\t");
       return { path, status: status.get(path) ?? "M", insertions: Number(ins) || 0, deletions: Number(del) || 0 };
     });
-  const untracked = (await git(["ls-files", "--others", "--exclude-standard"], { cwd: ws.path })).split("\n").filter((p) => p && !p.startsWith(OWN_DIR));
+  const untracked = untrackedOut.split("\n").filter((p) => p && !p.startsWith(OWN_DIR));
   for (const path of untracked) {
     const text = await readFile(join(ws.path, path), "utf8").catch(() => "");
     files.push({ path, status: "?", insertions: countLines(text), deletions: 0 });
   }
-  const commitsAhead = Number((await git(["rev-list", "--count", `${ws.baseCommit}..HEAD`], { cwd: ws.path })).trim());
   return {
-    dirty: (await dirtyFiles(ws)).length > 0,
+    dirty: dirty.length > 0,
     files,
     insertions: files.reduce((s, f) => s + f.insertions, 0),
     deletions: files.reduce((s, f) => s + f.deletions, 0),
-    commitsAhead,
+    commitsAhead: Number(ahead.trim()),
   };
 }
 
@@ -278,8 +284,12 @@ export async function workspaceDiff(ws: Workspace, opts: { maxBytes?: number } =
     const committed = await git(["diff", ws.baseCommit, ws.branch, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.repoRoot });
     return committed.length > max ? { patch: committed.slice(0, max), truncated: true } : { patch: committed, truncated: false };
   }
-  let patch = await git(["diff", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path });
-  const untracked = (await git(["ls-files", "--others", "--exclude-standard"], { cwd: ws.path })).split("\n").filter((p) => p && !p.startsWith(OWN_DIR));
+  const [tracked, untrackedOut] = await Promise.all([
+    git(["diff", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path }),
+    git(["ls-files", "--others", "--exclude-standard"], { cwd: ws.path }),
+  ]);
+  let patch = tracked;
+  const untracked = untrackedOut.split("\n").filter((p) => p && !p.startsWith(OWN_DIR));
   for (const path of untracked) {
     if (patch.length > max) break;
     const text = await readFile(join(ws.path, path), "utf8").catch(() => "");
@@ -329,4 +339,55 @@ export async function restoreWorktree(ws: Workspace): Promise<void> {
     else await git(["worktree", "add", "-b", branch, ws.path, base], { cwd: root });
   });
   await excludeOwnDir(root);
+}
+
+/**
+ * Changes and a capped diff in one go (what a CLI step hands to the next step): three git reads
+ * at once (the patch, the status, the commit count) instead of seven; per-file counts and
+ * statuses come from the patch itself.
+ */
+export async function workspaceSummary(ws: Workspace, opts: { maxBytes: number }) {
+  if (ws.kind === "directory" || !ws.baseCommit || !existsSync(ws.path)) {
+    const [changes, diff] = await Promise.all([workspaceChanges(ws), workspaceDiff(ws, { maxBytes: opts.maxBytes })]);
+    return { ...changes, ...diff };
+  }
+  const [tracked, status, ahead] = await Promise.all([
+    git(["diff", "--no-color", "--no-ext-diff", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path }),
+    git(["status", "--porcelain", "--untracked-files=all"], { cwd: ws.path }),
+    git(["rev-list", "--count", `${ws.baseCommit}..HEAD`], { cwd: ws.path }),
+  ]);
+  const files: FileChange[] = [];
+  for (const part of tracked.split(/^(?=diff --git )/m)) {
+    const header = /^diff --git a\/(.+?) b\/(.+)$/m.exec(part);
+    if (!header) continue;
+    const status = /^new file mode/m.test(part) ? "A" : /^deleted file mode/m.test(part) ? "D" : /^rename from/m.test(part) ? "R" : "M";
+    let insertions = 0;
+    let deletions = 0;
+    const body = part.slice(part.search(/^@@/m) >= 0 ? part.search(/^@@/m) : part.length);
+    for (const line of body.split("\n")) {
+      if (line.startsWith("+")) insertions++;
+      else if (line.startsWith("-")) deletions++;
+    }
+    files.push({ path: header[2]!, status, insertions, deletions });
+  }
+  const dirty = status.split("\n").filter(Boolean).map((l) => l.slice(3)).filter((p) => !p.startsWith(OWN_DIR));
+  const untracked = status.split("\n").filter((l) => l.startsWith("?? ")).map((l) => l.slice(3)).filter((p) => !p.startsWith(OWN_DIR));
+  let patch = tracked;
+  for (const path of untracked) {
+    const text = await readFile(join(ws.path, path), "utf8").catch(() => "");
+    const lines = text.split("\n");
+    if (text.endsWith("\n")) lines.pop();
+    files.push({ path, status: "?", insertions: lines.length, deletions: 0 });
+    if (patch.length <= opts.maxBytes) patch += `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join("\n")}\n`;
+  }
+  const truncated = patch.length > opts.maxBytes;
+  return {
+    dirty: dirty.length > 0,
+    files,
+    insertions: files.reduce((n, f) => n + f.insertions, 0),
+    deletions: files.reduce((n, f) => n + f.deletions, 0),
+    commitsAhead: Number(ahead.trim()),
+    patch: truncated ? patch.slice(0, opts.maxBytes) : patch,
+    truncated,
+  };
 }

@@ -1,6 +1,7 @@
 import { benchAgentIngest } from "./agent-ingest";
 import { benchAgentLogPage } from "./agent-log-page";
 import { benchAgentScale } from "./agent-scale";
+import { benchCliStep } from "./cli-step";
 import { benchDaemonTriggers } from "./daemon-triggers";
 import { benchEventPipeline } from "./event-pipeline";
 import { benchStrategyStream } from "./strategy-stream";
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<BenchRow[]>> = {
   "agent-ingest": () => benchAgentIngest(quick ? { lines: 100_000 } : {}),
   "agent-log-page": () => benchAgentLogPage(quick ? { lines: 100_000 } : {}),
   "agent-scale": () => benchAgentScale(quick ? { agents: 20, seconds: 5 } : {}),
+  "cli-step": () => benchCliStep(quick ? { rounds: 5 } : {}),
 };
 
 const rows: BenchRow[] = [];

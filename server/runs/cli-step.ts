@@ -25,8 +25,10 @@ export interface CliAgentsPort {
   resume(idOrAlias: string, answers: Record<string, string>): Promise<AgentInfo>;
   message(idOrAlias: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }>;
   stop(idOrAlias: string): Promise<AgentInfo>;
-  changes(idOrAlias: string): Promise<{ files: Array<{ path: string; status: string; insertions: number; deletions: number }>; insertions: number; deletions: number; commitsAhead: number; dirty: boolean }>;
-  diff(idOrAlias: string, maxBytes?: number): Promise<{ patch: string; truncated: boolean }>;
+  summary(
+    idOrAlias: string,
+    maxBytes: number,
+  ): Promise<{ files: Array<{ path: string; status: string; insertions: number; deletions: number }>; insertions: number; deletions: number; commitsAhead: number; dirty: boolean; patch: string; truncated: boolean }>;
   chunkOutput(agentId: string, chunkId: number): AgentOutputLine[];
   approvals: { decide(approvalId: string, decision: { allow: boolean; message?: string }): Promise<unknown> };
 }
@@ -52,14 +54,14 @@ export async function changeSummary(agents: CliAgentsPort, agent: AgentInfo): Pr
   if (agent.workspaceKind !== "worktree") return "Changes: none tracked (the repository is not a git repository).";
   let changes;
   try {
-    changes = await agents.changes(agent.id);
+    changes = await agents.summary(agent.id, DIFF_BYTES);
   } catch {
     return `Changes: unavailable (the worktree of ${agent.alias} is gone).`;
   }
   if (changes.files.length === 0) return `Changes: none (branch ${agent.branch ?? "?"} has no changes).`;
   const files = changes.files.slice(0, 100).map((f) => `- ${f.path} (${f.status}, +${f.insertions} -${f.deletions})`);
   if (changes.files.length > 100) files.push(`- … ${changes.files.length - 100} more`);
-  const { patch, truncated } = await agents.diff(agent.id, DIFF_BYTES).catch(() => ({ patch: "", truncated: false }));
+  const { patch, truncated } = changes;
   return [
     `Changes on branch ${agent.branch ?? "?"}: ${changes.files.length} file(s), +${changes.insertions} -${changes.deletions}, ${changes.commitsAhead} commit(s)${changes.dirty ? ", some not committed" : ""}`,
     ...files,
