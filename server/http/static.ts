@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 /** Client routes of the dashboard: they fall back to index.html. Anything else unknown is a 404. */
-const CLIENT_ROUTES = /^\/(?:(?:runs|agents|daemons|inbox|conversations|settings)(?:\/.*)?)?$/;
+const CLIENT_ROUTES = /^\/(?:(?:runs|agents|daemons|inbox|conversations|accounts|settings)(?:\/.*)?)?$/;
 
 export function isClientRoute(path: string): boolean {
   return CLIENT_ROUTES.test(path);

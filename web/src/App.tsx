@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { ErrorBoundary } from "./components/ErrorBoundary";
 import { NAV_ITEMS, Sidebar } from "./components/Sidebar";
 import { LiveEventsProvider } from "./live/LiveEventsProvider";
+import { AccountsPage } from "./accounts/AccountsPage";
 import { AgentsPage } from "./pages/AgentsPage";
 import { DaemonsPage } from "./pages/DaemonsPage";
 import { HomePage } from "./pages/HomePage";
@@ -60,6 +61,8 @@ function Page({ route }: { route: Route }) {
       return <DaemonsPage id={route.id} />;
     case "inbox":
       return <InboxPage />;
+    case "accounts":
+      return <AccountsPage />;
     case "not-found":
       return <NotFoundPage path={route.path} />;
   }

@@ -42,6 +42,8 @@ export function AgentPage({ id }: { id: string }) {
         <AgentStatusBadge status={a.status} />
         {a.statusReason && <span data-testid="agent-reason">{a.statusReason}</span>}
         <span className="font-mono text-xs">{a.branch ?? a.workspacePath}</span>
+        {a.workspaceRemoved && <span data-testid="worktree-cleaned" className="text-xs text-zinc-500" title="Removed once the agent finished clean; a follow-up message brings it back">worktree cleaned up{a.branch ? ", branch kept" : ""}</span>}
+        {a.accountLabel && <span className="text-xs">account {a.accountLabel}</span>}
         <span className="text-xs">session {a.sessionNumber}</span>
         <span className="text-xs tabular-nums">{a.usage.inputTokens.toLocaleString()} in · {a.usage.outputTokens.toLocaleString()} out{a.usage.costUsd !== undefined ? ` · $${a.usage.costUsd.toFixed(4)}` : ""}</span>
       </div>
@@ -52,6 +54,16 @@ export function AgentPage({ id }: { id: string }) {
       {a.result && (
         <div data-testid="agent-result" className="mt-4 rounded-xl border border-emerald-200 bg-emerald-50 p-3 text-sm text-emerald-900 dark:border-emerald-900/60 dark:bg-emerald-950/40 dark:text-emerald-200">
           <b>Result:</b> {a.result}
+        </div>
+      )}
+      {a.cleanupWarning && (
+        <div role="status" data-testid="cleanup-warning" className="mt-4 rounded-xl border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700/60 dark:bg-amber-950/30 dark:text-amber-200">
+          <b>Uncommitted work kept.</b> {a.cleanupWarning}
+        </div>
+      )}
+      {a.status === "waiting_for_account" && (
+        <div role="status" className="mt-4 rounded-xl border border-sky-300 bg-sky-50 p-3 text-sm text-sky-900 dark:border-sky-800 dark:bg-sky-950/30 dark:text-sky-200">
+          <b>Waiting for an account.</b> It resumes by itself as soon as one is free. <Link href="/accounts" className="underline">Accounts</Link>
         </div>
       )}
       {a.status === "waiting_for_input" && <QuestionsForm agent={a} />}

@@ -7,7 +7,7 @@ import { PageHeader } from "../components/PageHeader";
 import { QueryError } from "../components/QueryError";
 import { useNow } from "../hooks/useNow";
 import { errorMessage } from "../lib/errors";
-import { formatRelative } from "../lib/format";
+import { formatBytes, formatRelative } from "../lib/format";
 import { navigate } from "../router/history";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
@@ -41,13 +41,15 @@ export function AgentsListPage() {
         )
       ) : (
         <div className="mt-6 overflow-x-auto rounded-xl border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60">
-          <table data-testid="agents-table" className="w-full min-w-[48rem] text-left text-sm">
+          <table data-testid="agents-table" className="w-full min-w-[60rem] text-left text-sm">
             <thead className="border-b border-zinc-200 text-xs text-zinc-500 uppercase dark:border-zinc-800">
               <tr>
                 <th className="px-4 py-2 font-medium">Agent</th>
                 <th className="px-4 py-2 font-medium">Status</th>
                 <th className="px-4 py-2 font-medium">Task</th>
-                <th className="px-4 py-2 font-medium">Branch</th>
+                <th className="px-4 py-2 font-medium">Worktree</th>
+                <th className="px-4 py-2 font-medium">Account</th>
+                <th className="px-4 py-2 text-right font-medium">Disk</th>
                 <th className="px-4 py-2 text-right font-medium">Lines</th>
                 <th className="px-4 py-2 text-right font-medium">Started</th>
               </tr>
@@ -61,7 +63,13 @@ export function AgentsListPage() {
                   </td>
                   <td className="px-4 py-2.5"><AgentStatusBadge status={a.status} /></td>
                   <td className="max-w-md truncate px-4 py-2.5 text-zinc-700 dark:text-zinc-300" title={a.task}>{a.task.split("\n")[0]}</td>
-                  <td className="px-4 py-2.5 font-mono text-xs text-zinc-600 dark:text-zinc-400">{a.branch ?? "(plain directory)"}</td>
+                  <td className="px-4 py-2.5 font-mono text-xs text-zinc-600 dark:text-zinc-400">
+                    {a.branch ?? "(plain directory)"}
+                    {a.workspaceRemoved && <div className="font-sans text-zinc-400" title="The worktree was removed once the agent finished; a follow-up brings it back">cleaned up</div>}
+                    {a.cleanupWarning && <div className="font-sans text-amber-600 dark:text-amber-400" title={a.cleanupWarning}>uncommitted work kept</div>}
+                  </td>
+                  <td className="px-4 py-2.5 text-xs text-zinc-600 dark:text-zinc-400">{a.accountLabel ?? <span className="text-zinc-400">server env</span>}</td>
+                  <td className="px-4 py-2.5 text-right text-xs tabular-nums text-zinc-600 dark:text-zinc-400" title="Measured by the periodic sweep">{a.diskBytes === null ? "–" : formatBytes(a.diskBytes)}</td>
                   <td className="px-4 py-2.5 text-right tabular-nums text-zinc-600 dark:text-zinc-400">{a.lineCount.toLocaleString()}</td>
                   <td className="px-4 py-2.5 text-right text-zinc-500">{formatRelative(a.createdAt, now)}</td>
                 </tr>
@@ -91,13 +99,16 @@ function SpawnForm() {
   const [prompt, setPrompt] = useState("");
   const [mode, setMode] = useState<AgentMode>("execute");
   const [permission, setPermission] = useState<PermissionMode>("acceptEdits");
+  const [account, setAccount] = useState("");
+  const accounts = trpc.accounts.list.useQuery({});
+  const forProvider = (accounts.data ?? []).filter((a) => a.provider === provider);
   const [error, setError] = useState<string | null>(null);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!prompt.trim()) return setError("Write a task for the agent.");
     if (!repo.trim()) return setError("Give the repository (or directory) the agent works on.");
     setError(null);
-    spawn.mutate({ provider, repo: repo.trim(), prompt, mode, permissionMode: permission, ...(baseRef.trim() ? { baseRef: baseRef.trim() } : {}) });
+    spawn.mutate({ provider, repo: repo.trim(), prompt, mode, permissionMode: permission, ...(baseRef.trim() ? { baseRef: baseRef.trim() } : {}), ...(account ? { account } : {}) });
   };
   const label = "block text-sm font-medium text-zinc-700 dark:text-zinc-300";
   return (
@@ -138,6 +149,19 @@ function SpawnForm() {
           </select>
         </label>
       </div>
+      {forProvider.length > 0 && (
+        <label className={label}>
+          Account
+          <select value={account} onChange={(e) => setAccount(e.target.value)} className={`${fieldClass} mt-1`}>
+            <option value="">Least recently used</option>
+            {forProvider.map((a) => (
+              <option key={a.id} value={a.label}>
+                {a.label}{a.status === "available" ? "" : ` (${a.status})`}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <div className="flex items-center gap-3 sm:col-span-2">
         <Button type="submit" variant="primary" disabled={spawn.isPending}>{spawn.isPending ? "Starting…" : "Start agent"}</Button>
         {(error ?? spawn.error) && <p role="alert" className="text-sm text-red-600 dark:text-red-400">{error ?? errorMessage(spawn.error)}</p>}

@@ -2,7 +2,7 @@ import type { ComponentType, SVGProps } from "react";
 import { Link } from "../router/Link";
 import type { PageId } from "../router/routes";
 import { ConnectionIndicator } from "./ConnectionIndicator";
-import { AgentsIcon, DaemonsIcon, InboxIcon, LogoIcon, OverviewIcon, RunsIcon } from "./icons";
+import { AgentsIcon, DaemonsIcon, InboxIcon, KeyIcon, LogoIcon, OverviewIcon, RunsIcon } from "./icons";
 import { ServerStatus } from "./ServerStatus";
 import { ThemeToggle } from "./ThemeToggle";
 import { Notifier } from "../inbox/Notifier";
@@ -16,6 +16,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { page: "agents", href: "/agents", label: "Agents", Icon: AgentsIcon },
   { page: "daemons", href: "/daemons", label: "Daemons", Icon: DaemonsIcon },
   { page: "inbox", href: "/inbox", label: "Inbox", Icon: InboxIcon },
+  { page: "accounts", href: "/accounts", label: "Accounts", Icon: KeyIcon },
 ];
 
 export function Sidebar({ active }: { active: PageId | "not-found" }) {

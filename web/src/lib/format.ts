@@ -113,3 +113,16 @@ export function formatRelative(iso: string, now: number): string {
   if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
   return dateTime.format(new Date(t));
 }
+
+/** "812 B", "4.2 KB", "13 MB", "1.2 GB". */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}

@@ -1,7 +1,8 @@
 import { memo, useId, useMemo, type KeyboardEvent } from "react";
 import type { FlowGraph as Graph } from "../../../shared/strategy";
 import { layoutFlowGraph, type LayoutBox, type LayoutEdge } from "./flow-layout";
-import type { NodeStatus } from "./run-model";
+import { navigate } from "../router/history";
+import type { CliAgentRef, NodeStatus } from "./run-model";
 
 type Props = {
   graph: Graph;
@@ -14,6 +15,8 @@ type Props = {
   selectedAgent?: string;
   onSelectAgent?: (agent: string) => void;
   label?: string;
+  /** CLI agents running `type: cli` nodes: provider, branch, and a link to the agent's page. */
+  cliAgents?: Record<string, CliAgentRef>;
 };
 
 const NODE_STYLE: Record<NodeStatus, { box: string; dot: string; text: string }> = {
@@ -47,7 +50,7 @@ const fit = (text: string, px: number, charPx = 6.6) => {
  * `data-status`), nested flows as boxes, every edge a `<path data-testid="flow-edge">`.
  * Clicking an agent (or Enter on it) selects it.
  */
-export const FlowGraph = memo(function FlowGraph({ graph, statuses, passes, limits, selectedAgent, onSelectAgent, label = "Flow graph" }: Props) {
+export const FlowGraph = memo(function FlowGraph({ graph, statuses, passes, limits, selectedAgent, onSelectAgent, label = "Flow graph", cliAgents }: Props) {
   const layout = useMemo(() => layoutFlowGraph(graph), [graph]);
   const markerId = `arrow-${useId().replace(/:/g, "")}`;
   const containers = layout.boxes.filter((b) => b.kind !== "agent");
@@ -89,7 +92,7 @@ export const FlowGraph = memo(function FlowGraph({ graph, statuses, passes, limi
           />
         ))}
         {agents.map((box) => (
-          <AgentNode key={box.id} box={box} status={statuses?.[box.id] ?? "pending"} live={!!statuses} selected={!!box.agent && box.agent === selectedAgent} onSelect={onSelectAgent} />
+          <AgentNode key={box.id} box={box} status={statuses?.[box.id] ?? "pending"} live={!!statuses} selected={!!box.agent && box.agent === selectedAgent} onSelect={onSelectAgent} cli={cliAgents?.[box.id]} />
         ))}
       </svg>
     </div>
@@ -125,10 +128,10 @@ function FlowBox({ box, pass, limit }: { box: LayoutBox; pass?: number; limit?: 
   );
 }
 
-function AgentNode({ box, status, live, selected, onSelect }: { box: LayoutBox; status: NodeStatus; live: boolean; selected: boolean; onSelect?: (agent: string) => void }) {
+function AgentNode({ box, status, live, selected, onSelect, cli }: { box: LayoutBox; status: NodeStatus; live: boolean; selected: boolean; onSelect?: (agent: string) => void; cli?: CliAgentRef }) {
   const style = NODE_STYLE[status];
   const agent = box.agent ?? box.label;
-  const sub = box.observer ? (live ? `observer · ${style.text}` : "observer") : live ? style.text : "agent";
+  const sub = cli ? `${cli.provider}${cli.branch ? ` · ${cli.branch.replace(/^switchyard\//, "")}` : ""}` : box.observer ? (live ? `observer · ${style.text}` : "observer") : live ? style.text : "agent";
   const select = () => onSelect?.(agent);
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key !== "Enter" && e.key !== " ") return;
@@ -154,8 +157,20 @@ function AgentNode({ box, status, live, selected, onSelect }: { box: LayoutBox; 
         {fit(agent, box.w - 36, 7.2)}
       </text>
       <text x={27} y={box.h / 2 + 12} className="fill-zinc-500 text-[10.5px] dark:fill-zinc-400">
-        {sub}
+        {fit(sub, box.w - (cli ? 52 : 36), 6.2)}
       </text>
+      {cli && (
+        <a href={`/agents/${cli.agentId}`} data-testid="flow-node-agent-link" aria-label={`Open CLI agent ${cli.alias}`} onClick={(e) => {
+            e.stopPropagation();
+            if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+            e.preventDefault();
+            navigate(`/agents/${cli.agentId}`);
+          }}>
+          <title>{`CLI agent ${cli.alias} (${cli.provider}${cli.branch ? `, ${cli.branch}` : ""})`}</title>
+          <rect x={box.w - 24} y={box.h / 2 - 9} width={18} height={18} rx={4} className="fill-zinc-100 hover:fill-indigo-100 dark:fill-zinc-800 dark:hover:fill-indigo-900" />
+          <path d={`M ${box.w - 19} ${box.h / 2 + 4} l 8 -8 m -5 0 h 5 v 5`} className="fill-none stroke-indigo-600 dark:stroke-indigo-300" strokeWidth={1.5} />
+        </a>
+      )}
     </g>
   );
 }

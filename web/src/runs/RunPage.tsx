@@ -90,7 +90,7 @@ function RunDetail({ info, live }: { info: RunInfo; live: RunViewState }) {
             </h2>
             <p className="text-xs text-zinc-500 dark:text-zinc-400">Click an agent to see its stream.</p>
           </div>
-          <FlowGraph graph={info.graph} statuses={view.nodes} passes={view.passes} limits={limits} selectedAgent={selected} onSelectAgent={selectAgent} label={`Flow of ${info.strategyName}`} />
+          <FlowGraph graph={info.graph} statuses={view.nodes} passes={view.passes} limits={limits} selectedAgent={selected} onSelectAgent={selectAgent} label={`Flow of ${info.strategyName}`} cliAgents={view.cliAgents} />
         </section>
       )}
       {view.warnings.length > 0 && <Warnings warnings={view.warnings} />}

@@ -31,7 +31,28 @@ export function RunSummaryBar({ info, view, status, waiting, now }: { info: RunI
           {formatTokens(usage.promptTokens)} in · {formatTokens(usage.completionTokens)} out
         </span>
       </Stat>
+      {view.spend?.budget && <BudgetStat spend={view.spend} />}
     </dl>
+  );
+}
+
+/** Spend of this segment against its budget, as a meter per limit (tokens, USD). */
+function BudgetStat({ spend }: { spend: NonNullable<RunView["spend"]> }) {
+  const limits = [
+    spend.budget?.tokens !== undefined ? { label: `${formatTokens(spend.tokens)} / ${formatTokens(spend.budget.tokens)} tokens`, ratio: spend.tokens / spend.budget.tokens } : null,
+    spend.budget?.usd !== undefined ? { label: `$${spend.usd.toFixed(2)} / $${spend.budget.usd.toFixed(2)}`, ratio: spend.usd / spend.budget.usd } : null,
+  ].filter((l): l is { label: string; ratio: number } => l !== null);
+  return (
+    <Stat label="Budget" testId="run-budget" title="This segment's spend against the run's budget; crossing it stops the run (BUDGET_EXCEEDED)">
+      {limits.map((l) => (
+        <div key={l.label} className="text-sm">
+          <span className={l.ratio > 1 ? "text-red-600 dark:text-red-400" : ""}>{l.label}</span>
+          <div className="mt-1 h-1.5 w-full rounded-full bg-zinc-200 dark:bg-zinc-800" role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(Math.min(1, l.ratio) * 100)} aria-label={l.label}>
+            <div className={`h-1.5 rounded-full ${l.ratio > 1 ? "bg-red-500" : l.ratio > 0.8 ? "bg-amber-500" : "bg-emerald-500"}`} style={{ width: `${Math.min(100, Math.round(l.ratio * 100))}%` }} />
+          </div>
+        </div>
+      ))}
+    </Stat>
   );
 }
 

@@ -92,10 +92,16 @@ export type RunView = {
   observers: Record<string, string>;
   /** The latest step key of the segment (where an observer call sits). */
   lastStepKey?: string;
+  /** CLI agents of `type: cli` nodes, by graph node id (the latest per node). */
+  cliAgents: Record<string, CliAgentRef>;
+  /** Spend of the latest segment against the run's budget. */
+  spend?: { tokens: number; usd: number; budget?: { tokens?: number; usd?: number } };
 };
 
+export type CliAgentRef = { agentId: string; alias: string; provider: string; branch: string | null };
+
 export function emptyRunView(): RunView {
-  return { lastId: 0, segments: [], nodes: {}, passes: {}, calls: [], requests: {}, requestOrder: [], steers: [], warnings: [], observers: {} };
+  return { lastId: 0, segments: [], nodes: {}, passes: {}, calls: [], requests: {}, requestOrder: [], steers: [], warnings: [], observers: {}, cliAgents: {} };
 }
 
 /** Fold events in (any order within the batch; ids at or below lastId are dropped). */
@@ -140,6 +146,13 @@ function applyEvent(view: RunView, event: BusEvent): RunView {
       return steerApplied(view, event);
     case "run.warning":
       return { ...view, warnings: [...view.warnings, { message: event.payload.message, path: event.payload.path }] };
+    case "run.cli_agent": {
+      const p = event.payload;
+      const { nodeId } = nodeOfStepKey(p.stepKey);
+      return { ...view, cliAgents: { ...view.cliAgents, [nodeId]: { agentId: p.agentId, alias: p.alias, provider: p.provider, branch: p.branch } } };
+    }
+    case "run.spend":
+      return { ...view, spend: { tokens: event.payload.tokens, usd: event.payload.usd, ...(event.payload.budget ? { budget: event.payload.budget } : {}) } };
     case "run.completed":
       return segmentCompleted(view, event);
     default:
@@ -160,7 +173,7 @@ function segmentStarted(view: RunView, event: BusEvent<"run.started">): RunView 
     ...(p.modelOverride ? { modelOverride: p.modelOverride } : {}),
   };
   const segments = [...view.segments.filter((s) => s.segment !== p.segment), segment];
-  return { ...view, segments, nodes: {}, passes: {}, observers: observersOf(p.flowTree), lastStepKey: undefined };
+  return { ...view, segments, nodes: {}, passes: {}, observers: observersOf(p.flowTree), lastStepKey: undefined, spend: undefined };
 }
 
 function passesOf(view: RunView, stepKey: string): { nodeId: string; passes: Record<string, number>; pass?: number } {

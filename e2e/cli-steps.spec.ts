@@ -1,0 +1,84 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { expect, test } from "./fixtures/server";
+import { startRun } from "./helpers";
+
+const ARTIFACTS = resolve(import.meta.dirname, "artifacts");
+mkdirSync(ARTIFACTS, { recursive: true });
+
+/** A git repository with a strategies/ folder: a CLI step works in a worktree of it. */
+function repoWithStrategy(yaml: string): { repo: string; strategyPath: string } {
+  const repo = mkdtempSync(join(tmpdir(), "switchyard-e2e-cli-"));
+  const env = { ...process.env, GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@x.invalid", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@x.invalid" };
+  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo, env });
+  writeFileSync(join(repo, "README.md"), "# e2e\n");
+  execFileSync("git", ["add", "."], { cwd: repo, env });
+  execFileSync("git", ["commit", "-qm", "initial"], { cwd: repo, env });
+  mkdirSync(join(repo, "strategies"));
+  const strategyPath = join(repo, "strategies", "cli.yaml");
+  writeFileSync(strategyPath, yaml);
+  return { repo, strategyPath };
+}
+
+const STRATEGY = `name: Plan, code, review
+version: "1"
+budget: {tokens: 100000}
+agents:
+  plan: {model: mock/echo}
+  implement: {type: cli, provider: fake}
+  review: {model: mock/echo}
+flow:
+  type: sequential
+  steps: [{agent: plan}, {agent: implement}, {agent: review}]
+`;
+
+test("a strategy with a CLI step: the node shows its provider and branch and links to the agent; the budget meter follows the spend", async ({ page, request }) => {
+  const { repo, strategyPath } = repoWithStrategy(STRATEGY);
+  try {
+    const script = JSON.stringify([{ text: "Coding it" }, { write: { path: "feature.txt", content: "done\n" } }, { bash: "git add -A && git -c user.name=a -c user.email=a@b commit -qm feature" }, { done: "feature.txt added" }]);
+    const runId = await startRun(request, { strategyPath, cwd: repo, input: `Add the feature.\n\n\`\`\`fake-agent\n${script}\n\`\`\`\n` });
+    await page.goto(`/runs/${runId}`);
+    const node = page.locator('[data-testid="flow-node"][data-agent="implement"]');
+    await expect(node).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
+    await expect(page.locator('[data-testid="flow-node"][data-agent="review"]')).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
+    await expect(node).toContainText("fake ·");
+    await expect(page.getByTestId("run-budget")).toContainText("/ 100K tokens");
+    await expect(page.getByTestId("run-budget").getByRole("meter")).toHaveCount(1);
+    await page.screenshot({ path: join(ARTIFACTS, "run-cli-step.png"), fullPage: true });
+    await node.getByTestId("flow-node-agent-link").click();
+    await expect(page).toHaveURL(/\/agents\/agent_/);
+    await expect(page.getByTestId("agent-result")).toContainText("feature.txt added");
+    await expect(page.getByTestId("agent-log")).toContainText("Coding it");
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
+test("accounts: add one from the page; it shows (secret hidden) and is offered in the agent spawn form", async ({ page }) => {
+  await page.goto("/accounts");
+  await expect(page.getByRole("heading", { name: /No accounts/ })).toBeVisible();
+  await page.getByRole("button", { name: "Add an account" }).click();
+  const form = page.getByTestId("add-account-form");
+  await form.getByRole("button", { name: "Add account" }).click();
+  await expect(form.getByRole("alert")).toHaveText(/Paste the API key/);
+  await form.getByLabel("Label").fill("team-a");
+  await form.getByLabel("API key", { exact: true }).fill("sk-ant-e2e-secret-9876");
+  await form.getByRole("button", { name: "Add account" }).click();
+  const row = page.getByTestId("account-row");
+  await expect(row).toHaveCount(1);
+  await expect(row).toHaveAttribute("data-status", "available");
+  await expect(row).toContainText("team-a");
+  await expect(row).toContainText("…9876");
+  await expect(page.locator("body")).not.toContainText("sk-ant-e2e-secret-9876");
+  await page.screenshot({ path: join(ARTIFACTS, "accounts.png"), fullPage: true });
+
+  await page.goto("/agents");
+  await page.getByRole("button", { name: "Start an agent" }).click();
+  const spawn = page.getByTestId("spawn-agent-form");
+  await spawn.getByLabel("Provider").selectOption("fake");
+  await expect(spawn.getByLabel("Account")).toHaveCount(0);
+  await spawn.getByLabel("Provider").selectOption("claude");
+  await expect(spawn.getByLabel("Account").locator("option")).toHaveText(["Least recently used", "team-a"]);
+});
