@@ -5,7 +5,7 @@ import type { EventPayload } from "../../shared/events";
 import type { DaemonLoopStatus, DaemonStatus } from "../../shared/statuses";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
-import { META_FILE, SNAPSHOT_FILE, writeJsonAtomic, type DaemonMeta, type DaemonSnapshot } from "./persist";
+import { META_FILE, RootWriter, SNAPSHOT_FILE, writeJsonAtomic, type DaemonMeta, type DaemonSnapshot, type RootFiles } from "./persist";
 import { runDaemonTurn, visibleMessages, type DaemonToolsFactory } from "./daemon-turn";
 import type { DaemonQueueStore } from "./queue-store";
 import { changedPaths, scanWatchPaths, type WatchState } from "./watch";
@@ -63,6 +63,7 @@ export class DaemonRuntime {
   private turnEnded: (() => void) | undefined;
   private wakeUp: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
+  private readonly writer: RootWriter;
 
   constructor(
     readonly meta: DaemonMeta,
@@ -76,6 +77,7 @@ export class DaemonRuntime {
     this.totalIterations = snapshot?.total_iterations ?? 0;
     this.watchState = snapshot?.watch_state ?? scanWatchPaths(this.watchPaths);
     this.savedAt = snapshot?.saved_at;
+    this.writer = new RootWriter((err) => this.deps.log.error({ daemonId: this.id, err: (err as Error).message }, "daemon root files not written"));
   }
 
   get id(): string {
@@ -161,7 +163,7 @@ export class DaemonRuntime {
     if (this.status !== "running") return requeued;
     if (!options.keepRunning) this.status = "stopped";
     this.state = "idle";
-    this.persist();
+    await this.persistNow();
     if (!options.keepRunning) this.deps.onStatus(this);
     return requeued;
   }
@@ -304,11 +306,11 @@ export class DaemonRuntime {
   }
 
   private async idleBoundary(): Promise<void> {
-    this.persist();
-    this.deps.queue.pruneDone(this.id);
+    // off the event loop and coalesced: a busy daemon mirrors its newest state, not every one
+    this.writer.schedule(this.rootFiles());
     await this.publish("daemon.snapshotted", {
       summary: clip(`snapshot after ${this.totalIterations} turns, ${this.pending.length} pending`),
-      savedAt: this.savedAt!,
+      savedAt: new Date().toISOString(),
       pendingEventCount: this.pending.length,
     });
   }
@@ -317,8 +319,8 @@ export class DaemonRuntime {
     this.loopStatus = loopStatus;
     this.status = "stopped";
     this.state = "idle";
-    this.persist();
     this.deps.onStatus(this);
+    await this.persistNow().catch((err: unknown) => this.deps.log.error({ daemonId: this.id, err: (err as Error).message }, "daemon root files not written"));
     await this.publish("daemon.stopped", { summary: clip(`loop ended: ${loopStatus}`), status: "stopped", loopStatus });
   }
 
@@ -328,12 +330,12 @@ export class DaemonRuntime {
     this.loopStatus = "failed";
     this.state = "idle";
     this.error = message;
+    this.deps.onStatus(this);
     try {
-      this.persist();
+      await this.persistNow();
     } catch (persistErr) {
       this.deps.log.error({ daemonId: this.id, err: persistErr }, "daemon snapshot failed");
     }
-    this.deps.onStatus(this);
     const code = (err as { code?: unknown }).code;
     await this.publish("daemon.failed", { summary: clip(`failed: ${message}`), code: typeof code === "string" ? code : "DAEMON_FAILED", message });
   }
@@ -347,12 +349,13 @@ export class DaemonRuntime {
   }
 
   private snapshotFile(savedAt: string): DaemonSnapshot {
+    const recorded = [...this.messages];
     return {
       _type: "daemon_snapshot",
       saved_at: savedAt,
       daemon_state: this.state,
-      visible_messages: visibleMessages(this.messages),
-      recorded_messages: this.messages,
+      visible_messages: visibleMessages(recorded),
+      recorded_messages: recorded,
       transcript_summary: null,
       total_iterations: this.totalIterations,
       idle_backoff_ms: this.idleBackoffMs,
@@ -362,12 +365,43 @@ export class DaemonRuntime {
     };
   }
 
-  /** Write daemon.meta.json and daemon.json atomically. */
+  /** Write daemon.meta.json and daemon.json atomically, now (spawn: nothing else writes yet). */
   persist(): void {
+    const { files, written } = this.rootFiles();
+    for (const [path, value] of files) writeJsonAtomic(path, value);
+    written?.();
+  }
+
+  /** Wait until the root files hold the current state (stop, end, failure). */
+  persistNow(): Promise<void> {
+    return this.writer.writeNow(this.rootFiles());
+  }
+
+  /**
+   * The two root files as of now (copies: later turns do not change them, so a file never holds
+   * half a turn). Once they are on disk, the queue rows done before this state
+   * are pruned: never earlier, or a resume from a meta file still listing them as pending would
+   * deliver them again.
+   */
+  private rootFiles(): RootFiles {
     const savedAt = new Date().toISOString();
     const meta: DaemonMeta = { ...this.meta, pending_events: [...this.pending], inflight_event: this.inflight };
-    writeJsonAtomic(join(this.root, META_FILE), meta);
-    writeJsonAtomic(join(this.root, SNAPSHOT_FILE), this.snapshotFile(savedAt));
+    const files: Array<[string, unknown]> = [
+      [join(this.root, META_FILE), meta],
+      [join(this.root, SNAPSHOT_FILE), this.snapshotFile(savedAt)],
+    ];
     this.savedAt = savedAt;
+    const open = [this.inflight?.seq, this.pending[0]?.seq].filter((s): s is number => s !== undefined);
+    const doneBelow = open.length > 0 ? Math.min(...open) : this.meta.next_event_seq;
+    return {
+      files,
+      written: () => {
+        try {
+          this.deps.queue.pruneDone(this.id, doneBelow);
+        } catch (err) {
+          this.deps.log.warn({ daemonId: this.id, err: (err as Error).message }, "daemon queue not pruned");
+        }
+      },
+    };
   }
 }

@@ -128,8 +128,9 @@ export class DaemonsService {
       daemon.reserved--;
     }
     daemon.accept(event);
-    // the trigger is acknowledged once durable: a bus failure past this point is logged, not thrown
-    await this.deps.bus
+    // the trigger is acknowledged once durable (above); its event follows on the next group
+    // commit without holding up the answer, and a bus failure past this point is logged
+    void this.deps.bus
       .publish(
         "daemon.triggered",
         { summary: clip(`#${event.seq}: ${typeof payload === "string" ? payload : JSON.stringify(payload ?? null)}`), seq: event.seq, pendingEventCount: daemon.pending.length },

@@ -1,4 +1,5 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { mkdir, open, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { QueuedDaemonEvent } from "../../shared/daemons";
@@ -108,4 +109,83 @@ export function readDaemonRoot(root: string): { meta: DaemonMeta; snapshot: Daem
   const meta = readJson(root, META_FILE, DaemonMeta);
   const snapshot = readJson(root, SNAPSHOT_FILE, DaemonSnapshot);
   return { meta, snapshot };
+}
+
+/** As writeJsonAtomic, with the file work off the event loop (fs/promises). */
+export async function writeJsonAtomicAsync(path: string, body: string): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const tmp = join(dir, `.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`);
+  const fh = await open(tmp, "w");
+  try {
+    await fh.writeFile(body);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
+  try {
+    const dh = await open(dir, "r");
+    try {
+      await dh.sync();
+    } finally {
+      await dh.close();
+    }
+  } catch {
+    // some file systems cannot fsync a directory; the rename is still atomic
+  }
+}
+
+/**
+ * The root files of one daemon, written atomically and in order, one write at a time: a request
+ * while a write runs is coalesced into the next write, which takes the state as it is then (the
+ * newest wins; no older state ever lands after a newer one). The queue itself is durable in
+ * SQLite; these files mirror it, so a busy daemon does not rewrite them once per trigger.
+ */
+export type RootFiles = { files: Array<[string, unknown]>; /** Runs once these files are on disk. */ written?: () => void };
+
+export class RootWriter {
+  private next: (() => RootFiles) | null = null;
+  private running: Promise<void> | null = null;
+  private failure: unknown;
+
+  constructor(private readonly onError: (err: unknown) => void) {}
+
+  /**
+   * Write these files soon; a newer request before the write starts replaces this one. The
+   * values are taken as they are now (the caller passes copies), not when the write runs.
+   */
+  schedule(files: RootFiles): void {
+    this.next = () => files;
+    this.running ??= this.drain();
+  }
+
+  /** Schedule, then wait until that state (or a newer one) is on disk; throws a write error. */
+  async writeNow(files: RootFiles): Promise<void> {
+    this.schedule(files);
+    while (this.running) await this.running;
+    const failure = this.failure;
+    this.failure = undefined;
+    if (failure) throw failure;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.next) {
+        const take = this.next;
+        this.next = null;
+        try {
+          const { files, written } = take();
+          for (const [path, value] of files) await writeJsonAtomicAsync(path, JSON.stringify(value));
+          this.failure = undefined;
+          written?.();
+        } catch (err) {
+          this.failure = err;
+          this.onError(err);
+        }
+      }
+    } finally {
+      this.running = null;
+    }
+  }
 }

@@ -23,7 +23,7 @@ export class DaemonQueueStore {
       open: this.sqlite.prepare("SELECT seq, enqueued_at AS enqueuedAt, payload, state FROM daemon_queue WHERE daemon_id = ? AND state != 'done' ORDER BY seq"),
       done: this.sqlite.prepare("SELECT seq FROM daemon_queue WHERE daemon_id = ? AND state = 'done'"),
       maxSeq: this.sqlite.prepare("SELECT MAX(seq) AS seq FROM daemon_queue WHERE daemon_id = ?"),
-      prune: this.sqlite.prepare("DELETE FROM daemon_queue WHERE daemon_id = ? AND state = 'done'"),
+      prune: this.sqlite.prepare("DELETE FROM daemon_queue WHERE daemon_id = ? AND state = 'done' AND seq < ?"),
       requeue: this.sqlite.prepare("UPDATE daemon_queue SET state = 'pending' WHERE daemon_id = ? AND state = 'inflight'"),
       remove: this.sqlite.prepare("DELETE FROM daemon_queue WHERE daemon_id = ?"),
       restore: this.sqlite.prepare("INSERT OR IGNORE INTO daemon_queue (daemon_id, seq, enqueued_at, payload, state) VALUES (?, ?, ?, ?, 'pending')"),
@@ -79,8 +79,10 @@ export class DaemonQueueStore {
     this.stmts.requeue.run(daemonId);
   }
 
-  pruneDone(daemonId: string): void {
-    this.stmts.prune.run(daemonId);
+  /** Delete the done entries below `belowSeq` (those the root files no longer list). */
+  pruneDone(daemonId: string, belowSeq: number): void {
+    if (!this.sqlite.open) return;
+    this.stmts.prune.run(daemonId, belowSeq);
   }
 
   /** Make sure entries restored from a root's meta file are in the table (a root moved between servers). */
