@@ -458,6 +458,7 @@ export class AgentsService {
         this.records.update(id, { ...base, status: "idle", statusReason: decision.note ?? null, result, missingSignalRetries: 0 });
         await this.publish(id, "agent.idle", { result });
         await this.cleanupIdle(id).catch((err: unknown) => this.opts.log.warn({ err, agentId: id }, "worktree cleanup failed"));
+        this.measureDisk(id);
         break;
       }
       case "waiting":
@@ -637,6 +638,17 @@ export class AgentsService {
     await this.publish(id, "worktree.kept", { alias: row.alias, path: ws.path, dirty: dirty.slice(0, 100), reason: warning });
   }
 
+  /** Disk used by a finished agent's worktree, in the background (the list shows it). */
+  private measureDisk(id: string): void {
+    const row = this.records.find(id);
+    if (!row || row.workspaceRemoved || !existsSync(row.workspacePath)) return;
+    void diskUsage(row.workspacePath)
+      .then((diskBytes) => {
+        if (!this.closed && this.records.find(id)) this.records.update(id, { diskBytes, diskCheckedAt: Date.now() });
+      })
+      .catch(() => undefined);
+  }
+
   private async removeCleanWorktree(row: AgentRow, how: "remove" | "archive", reason: string): Promise<void> {
     const ws = this.workspaceOf(row);
     const ahead = await commitsAhead(ws);
@@ -761,6 +773,10 @@ export class AgentsService {
       reattached.push(row.id);
       await this.publish(row.id, "agent.status_changed", { status: row.status, reason: "re-attached after a server restart" });
     }
+    // a first measure soon after start, then every SWEEP_INTERVAL_MS
+    setTimeout(() => {
+      if (!this.closed) this.sweep().catch((err: unknown) => this.opts.log.warn({ err }, "worktree sweep failed"));
+    }, 30_000).unref();
     this.sweepTimer ??= setInterval(() => {
       this.sweep().catch((err: unknown) => this.opts.log.warn({ err }, "worktree sweep failed"));
     }, SWEEP_INTERVAL_MS);
