@@ -151,6 +151,24 @@ describe("CLI agents as strategy steps", () => {
     expect(() => process.kill(pid, 0)).toThrow();
   });
 
+  it("a CLI agent's tool approval (ask mode) is a request_permission; a crash fails the run with the reason", async () => {
+    const asks = script([{ permission: { tool: "Bash", input: { command: "echo approved > approved.txt" } } }, { done: "ran the approved command" }]);
+    const path = strategy("approve", `name: Approve\nversion: "1"\nagents:\n  coder: {type: cli, provider: fake, permissionMode: ask}\nflow: {type: sequential, steps: [{agent: coder}]}\n`);
+    const { c, runId } = await startRun(path, asks);
+    const perm = await c.waitFor((f) => f.runId === runId && f.type === "request_permission", 30_000);
+    expect(perm).toMatchObject({ agentName: "coder", toolName: "Bash", operation: "fs.exec", resource: "echo approved > approved.txt" });
+    c.send({ type: "permission_decision", runId, permissionRequestId: perm.requestId, decision: "allow" });
+    const done = await c.waitFor(ended(runId), 30_000);
+    expect(done, JSON.stringify(done)).toMatchObject({ type: "strategy_completed" });
+    expect(done.result).toContain("ran the approved command");
+    expect(done.result).toContain("approved.txt");
+
+    const crashing = await startRun(path, script([{ text: "about to fail" }, { crash: 3 }]));
+    const failed = await crashing.c.waitFor(ended(crashing.runId), 30_000);
+    expect(failed).toMatchObject({ type: "strategy_error", error: { code: "EXECUTION_ERROR" } });
+    expect((failed.error as { message: string }).message).toMatch(/CLI agent [a-z-]+\d* \(fake\) of step "coder" crashed/);
+  });
+
   it("best-of-3 broadcast: three worktrees; the reviewer gets all three summaries; the one without changes is cleaned up", async () => {
     fake.setHandler((req) => (tagOf(req) === "judge" ? "coder2 wins" : undefined));
     const def = (n: number, s: string) => `  coder${n}:\n    type: cli\n    provider: fake\n    promptTemplate: ${JSON.stringify(`{{input}}\n${s}`)}\n`;
