@@ -25,17 +25,24 @@ export const INBOX_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
 /** The inbox is a view over the agents' and runs' own state: nothing of it is stored twice. */
 export function inboxItems(agents: AgentsService, runs: RunsService, conversations: ConversationsService): InboxItem[] {
   const items: InboxItem[] = [];
-  for (const a of agents.list({ status: ["waiting_for_input"] })) {
+  const open = runs.openRequests();
+  // a CLI step's questions and approvals are its run's requests: listed once, as those
+  const viaRun = new Set(open.map((r) => `${r.runId}|${r.request.agentName}`));
+  const isRunStep = (a: { phaseId: string | null; taskId: string | null }) => !!a.phaseId && !!a.taskId && viaRun.has(`${a.phaseId}|${a.taskId}`);
+  const all = agents.list();
+  for (const a of all.filter((x) => x.status === "waiting_for_input" && !isRunStep(x))) {
     items.push({ kind: "agent_question", id: `questions:${a.id}`, agentId: a.id, alias: a.alias, questions: a.pendingQuestions, createdAt: a.finishedAt ?? a.updatedAt });
   }
-  const aliases = new Map(agents.list().map((a) => [a.id, a.alias]));
+  const aliases = new Map(all.map((a) => [a.id, a.alias]));
+  const stepAgents = new Set(all.filter(isRunStep).map((a) => a.id));
   for (const ap of agents.approvals.list({ status: "pending" })) {
+    if (stepAgents.has(ap.agentId)) continue;
     items.push({ kind: "agent_approval", id: ap.id, agentId: ap.agentId, alias: aliases.get(ap.agentId) ?? ap.agentId, toolName: ap.toolName, input: ap.input, createdAt: ap.createdAt });
   }
   for (const c of conversations.pending(HUMAN)) {
     items.push({ kind: "conversation", id: c.id, fromAgentId: c.fromAgentId, alias: aliases.get(c.fromAgentId) ?? c.fromAgentId, question: c.question, createdAt: c.createdAt });
   }
-  for (const r of runs.openRequests()) {
+  for (const r of open) {
     items.push({ kind: "run_request", id: r.request.requestId, runId: r.runId, strategyName: r.strategyName, request: r.request, createdAt: r.request.createdAt });
   }
   return items.sort((a, b) => a.createdAt.localeCompare(b.createdAt));

@@ -122,6 +122,8 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
   const cancelWatch = () => watch.abort();
   signal.addEventListener("abort", cancelWatch, { once: true });
   const answering = new Set<string>();
+  /** Open request_permission of this step per approval, so a decision made elsewhere closes it. */
+  const approvalRequests = new Map<string, () => void>();
   /** A failure while answering for the agent ends the step with it. */
   let failure: unknown;
   const fail = (err: unknown) => {
@@ -188,8 +190,18 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
       case "agent.waiting":
         void answerQuestions(e.payload.questions);
         return null;
+      case "agent.resumed":
+        // the agent went on (answered on its own page): its questions are no longer the run's to ask
+        for (const r of run.pendingRequests()) {
+          if (r.kind === "question" && r.stepKey === stepKey && r.agentName === agentName) run.answer(r.requestId, { text: "(answered on the agent's page)", source: "human" });
+        }
+        return null;
       case "agent.approval_requested":
         void answerApproval(e.payload.approvalId, e.payload.toolName, e.payload.input);
+        return null;
+      case "agent.approval_decided":
+        // decided on the agent's page (or expired): the run's request for it is closed too
+        approvalRequests.get(e.payload.approvalId)?.();
         return null;
       case "agent.idle": {
         // cleanup may resume it once to commit its work: the step waits for that run too
@@ -242,7 +254,8 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
       const answers = await Promise.all(
         questions.map(async (q) => [q.id, (await run.ask({ kind: "question", agentName, toolName: `${agent.provider}:question`, question: q.question, stepKey }, { toolName: `${agent.provider}:question`, question: q.question })).text] as const),
       );
-      await agents.resume(info.id, Object.fromEntries(answers));
+      // answered on the agent's own page meanwhile: nothing more to send
+      if (agents.get(info.id).status === "waiting_for_input") await agents.resume(info.id, Object.fromEntries(answers));
     } catch (err) {
       fail(err);
     } finally {
@@ -252,15 +265,25 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
 
   async function answerApproval(approvalId: string, toolName: string, toolInput: unknown): Promise<void> {
     const { operation, resource } = permissionOf(toolName, toolInput);
+    const before = new Set(run.pendingRequests().map((r) => r.requestId));
+    approvalRequests.set(approvalId, () => {
+      const mine = run.pendingRequests().find((r) => r.kind === "permission" && r.stepKey === stepKey && !before.has(r.requestId) && r.toolName === toolName && r.resource === resource);
+      if (mine) run.answer(mine.requestId, { text: "(decided on the agent's page)", decision: "deny", source: "human" });
+    });
     try {
       const answer = await run.ask(
         { kind: "permission", agentName, toolName, operation, resource, reason: `CLI agent ${info.alias} (${agent.provider}) wants to use ${toolName}`, details: toolInput, stepKey },
         { toolName, resource },
       );
       const allow = answer.decision === "allow" || answer.decision === "allow-session";
-      await agents.approvals.decide(approvalId, allow ? { allow: true } : { allow: false, message: "denied in the strategy run" });
+      await agents.approvals.decide(approvalId, allow ? { allow: true } : { allow: false, message: "denied in the strategy run" }).catch((err: unknown) => {
+        // decided elsewhere first: nothing to do
+        if ((err as { code?: string }).code !== "APPROVAL_NOT_PENDING") throw err;
+      });
     } catch (err) {
       fail(err);
+    } finally {
+      approvalRequests.delete(approvalId);
     }
   }
 }

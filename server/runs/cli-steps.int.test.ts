@@ -151,6 +151,22 @@ describe("CLI agents as strategy steps", () => {
     expect(() => process.kill(pid, 0)).toThrow();
   });
 
+  it("a CLI step's question shows once in the Inbox (as the run's); answered on the agent's page instead, the run goes on", async () => {
+    const asking = script({ steps: [{ questions: [{ id: "env", question: "Which environment?" }] }], resume: [[{ done: "deployed where told" }]] });
+    const path = strategy("asks-once", `name: Asks once\nversion: "1"\nagents:\n  coder: {type: cli, provider: fake}\nflow: {type: sequential, steps: [{agent: coder}]}\n`);
+    const { c, runId } = await startRun(path, asking);
+    await c.waitFor((f) => f.runId === runId && f.type === "request_question", 30_000);
+    const agentId = ((await runEvents(runId)).find((e) => e.type === "run.cli_agent")!.payload as { agentId: string }).agentId;
+    await expect.poll(async () => (await t.client.agents.get.query({ agentId })).status).toBe("waiting_for_input");
+    const inbox = (await t.client.inbox.list.query()).items.filter((i) => JSON.stringify(i).includes("Which environment?"));
+    expect(inbox.map((i) => i.kind)).toEqual(["run_request"]);
+    await t.client.agents.resume.mutate({ agentId, answers: { env: "staging" } });
+    const done = await c.waitFor(ended(runId), 30_000);
+    expect(done, JSON.stringify(done)).toMatchObject({ type: "strategy_completed" });
+    expect(done.result).toContain("deployed where told");
+    expect((await t.client.inbox.list.query()).items.filter((i) => JSON.stringify(i).includes("Which environment?"))).toEqual([]);
+  });
+
   it("a CLI agent's tool approval (ask mode) is a request_permission; a crash fails the run with the reason", async () => {
     const asks = script([{ permission: { tool: "Bash", input: { command: "echo approved > approved.txt" } } }, { done: "ran the approved command" }]);
     const path = strategy("approve", `name: Approve\nversion: "1"\nagents:\n  coder: {type: cli, provider: fake, permissionMode: ask}\nflow: {type: sequential, steps: [{agent: coder}]}\n`);
