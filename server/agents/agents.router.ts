@@ -57,6 +57,10 @@ export const agentsRouter = router({
       const into = input.into ?? input.target;
       return ctx.agents.merge(input.agentId, { strategy: input.strategy, ...(into ? { into } : {}) });
     }),
+  /** Remove a finished agent's worktree (branch kept with commits); `discard` throws uncommitted work away. */
+  cleanup: publicProcedure
+    .input(z.object({ agentId, discard: z.boolean().default(false) }).strict())
+    .mutation(({ input, ctx }) => ctx.agents.cleanup(input.agentId, { discard: input.discard })),
   /** Disk used per worktree now; merged and clean worktrees of finished agents removed; stale metadata pruned. */
   sweep: publicProcedure.mutation(({ ctx }) => ctx.agents.sweep()),
   diff: publicProcedure.input(AgentsInput.diff).query(({ input, ctx }) => ctx.agents.diff(input.agentId, input.maxBytes)),

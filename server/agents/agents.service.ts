@@ -559,6 +559,27 @@ export class AgentsService {
     return { delivered: "now", agent: this.get(row.id) };
   }
 
+  /**
+   * Remove a finished agent's worktree now (its branch is kept when it has commits). Refused
+   * (WORKTREE_DIRTY, with the files) when work is uncommitted, unless `discard` says to throw it away.
+   */
+  async cleanup(idOrAlias: string, opts: { discard?: boolean } = {}): Promise<AgentInfo> {
+    const row = this.records.get(idOrAlias);
+    if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: clean up once it is done`, { kind: "CONFLICT" });
+    if (row.workspaceRemoved || row.workspaceKind !== "worktree") return this.get(row.id);
+    const ws = this.workspaceOf(row);
+    const dirty = existsSync(ws.path) ? await dirtyFiles(ws) : [];
+    if (dirty.length > 0 && !opts.discard) {
+      throw new DomainError("WORKTREE_DIRTY", `The worktree ${ws.path} has uncommitted changes: ${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? ", ..." : ""}`, { kind: "CONFLICT", details: { files: dirty } });
+    }
+    if (dirty.length > 0) await this.appendOwn(row.id, row.sessionNumber, "note", `uncommitted work discarded by a user: ${dirty.slice(0, 20).join(", ")}`);
+    const ahead = await commitsAhead(ws);
+    await removeWorkspace(ws, { force: true, deleteBranch: ahead === 0 });
+    this.records.update(row.id, { workspaceRemoved: true, cleanupWarning: null, diskBytes: null });
+    await this.publish(row.id, "worktree.removed", { alias: row.alias, path: ws.path, branch: ahead > 0 ? ws.branch : null, reason: dirty.length > 0 ? "cleaned up by a user, uncommitted work discarded" : "cleaned up by a user" });
+    return this.get(row.id);
+  }
+
   /** Resolves once the agent's last process run has been handled (result recorded, cleanup decided). */
   async settled(idOrAlias: string): Promise<AgentInfo> {
     const row = this.records.get(idOrAlias);
@@ -633,7 +654,7 @@ export class AgentsService {
       return;
     }
     const shown = `${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, … (${dirty.length} in all)` : ""}`;
-    const warning = `Uncommitted work was left in ${ws.path} (${shown}); the worktree is kept: commit or discard it there, then delete the agent.`;
+    const warning = `Uncommitted work was left in ${ws.path} (${shown}); the worktree is kept until it is committed (there, or by asking the agent) or discarded (Discard and clean up; yard agent cleanup ${row.alias} --discard).`;
     this.records.update(id, { cleanupWarning: warning });
     await this.publish(id, "worktree.kept", { alias: row.alias, path: ws.path, dirty: dirty.slice(0, 100), reason: warning });
   }

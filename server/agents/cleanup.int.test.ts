@@ -93,6 +93,25 @@ describe("cleanup when an agent goes idle", () => {
   });
 });
 
+describe("cleanup on request", () => {
+  it("agents.cleanup refuses uncommitted work unless told to discard it; the branch stays with commits", async () => {
+    const a = await w.t.client.agents.spawn.mutate({
+      provider: "fake",
+      repo: w.repo,
+      prompt: fakeAgentPrompt("two files", { steps: [...[{ write: { path: "kept.txt", content: "k\n" } }, { bash: "git add kept.txt && git -c user.name=a -c user.email=a@b commit -qm kept" }], { write: { path: "loose.txt", content: "l\n" } }, { done: "half committed" }], ignoreCommitRequest: true }),
+    });
+    await expect.poll(async () => (await w.t.client.agents.get.query({ agentId: a.id })).cleanupWarning, { timeout: 30_000 }).toBeTruthy();
+    await expect(w.t.client.agents.cleanup.mutate({ agentId: a.id })).rejects.toThrow(/uncommitted changes: loose\.txt/);
+    const kept = await w.t.client.agents.get.query({ agentId: a.id });
+    expect(existsSync(join(kept.workspacePath, "loose.txt"))).toBe(true);
+    const cleaned = await w.t.client.agents.cleanup.mutate({ agentId: a.id, discard: true });
+    expect(cleaned).toMatchObject({ workspaceRemoved: true, cleanupWarning: null });
+    expect(existsSync(kept.workspacePath)).toBe(false);
+    expect(git(w.repo, "show", `${kept.branch}:kept.txt`)).toBe("k");
+    expect((await eventsOf(a.id)).find((e) => e.type === "worktree.removed")?.payload).toMatchObject({ reason: "cleaned up by a user, uncommitted work discarded" });
+  });
+});
+
 describe("cleanup in debug mode", () => {
   it("archives a clean worktree before removing it", async () => {
     const d = await startAgentsWorld({ env: { SWITCHYARD_AGENT_CLEANUP: "debug" } });

@@ -2,7 +2,7 @@ import type { Command } from ".";
 import type { AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
 import { clientFrom, connectionOptions, explain, parse } from "./common";
 
-const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approvals|approve|deny|merge|diff|sweep|delete> ...
+const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approvals|approve|deny|merge|diff|cleanup|sweep|delete> ...
   yard agent spawn --provider claude|codex|fake|... --prompt TEXT [--repo DIR] [--base REF] [--mode execute|plan|discuss|refine|review]
                    [--permission bypass|acceptEdits|ask] [--model M] [--alias NAME] [--task-id ID] [--phase-id ID] [--account LABEL]
   yard agent list [--status S]...
@@ -14,6 +14,7 @@ const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approv
   yard agent approve|deny <approval id> [--message TEXT]
   yard agent merge <id> [--into BRANCH] [--strategy merge|squash|rebase]   bring its branch into BRANCH (default: the one it started from)
   yard agent diff <id> [--patch]           changed files against its base (and the patch)
+  yard agent cleanup <id> [--discard]      remove its worktree now (branch kept with commits; --discard throws away uncommitted work)
   yard agent sweep                         disk used per worktree; remove merged, clean ones
   yard agent delete <id> [--force]`;
 
@@ -97,6 +98,7 @@ export const agent: Command = {
         account: { type: "string" },
         strategy: { type: "string" },
         patch: { type: "boolean" },
+        discard: { type: "boolean" },
       },
       true,
     );
@@ -168,6 +170,9 @@ export const agent: Command = {
           if (values.patch) process.stdout.write((await client.agents.diff.query({ agentId: need() })).patch);
           return 0;
         }
+        case "cleanup":
+          print(await client.agents.cleanup.mutate({ agentId: need(), discard: values.discard ?? false }));
+          return 0;
         case "sweep":
           for (const r of await client.agents.sweep.mutate()) {
             process.stdout.write(`${r.alias.padEnd(24)} ${r.diskBytes === null ? "?" : `${(r.diskBytes / 1e6).toFixed(1)} MB`}  ${r.removed ? `removed (${r.note})` : "kept"}  ${r.path}\n`);

@@ -4,8 +4,15 @@ import { errorMessage } from "../lib/errors";
 import { trpc } from "../trpc";
 
 /** The worktree's changes against its base commit (committed, uncommitted, untracked) and the diff on demand. */
-export function AgentChanges({ agentId, live, version }: { agentId: string; live: boolean; version: string }) {
+export function AgentChanges({ agentId, live, version, worktreeRemoved }: { agentId: string; live: boolean; version: string; worktreeRemoved: boolean }) {
   const merge = trpc.agents.merge.useMutation({ onSuccess: () => void changes.refetch() });
+  const cleanup = trpc.agents.cleanup.useMutation({ onSuccess: () => void changes.refetch() });
+  const cleanUp = (dirty: boolean) => {
+    const question = dirty
+      ? "Discard the uncommitted changes and remove the worktree? This cannot be undone."
+      : "Remove the worktree? The branch is kept when it has commits; a follow-up message brings the worktree back.";
+    if (window.confirm(question)) cleanup.mutate({ agentId, discard: dirty });
+  };
   const changes = trpc.agents.changes.useQuery({ agentId }, { refetchInterval: live ? 3000 : false, retry: false });
   const [showDiff, setShowDiff] = useState(false);
   const diff = trpc.agents.diff.useQuery({ agentId }, { enabled: showDiff, retry: false });
@@ -26,6 +33,11 @@ export function AgentChanges({ agentId, live, version }: { agentId: string; live
         </h2>
         <div className="flex items-center gap-2">
           {c.files.length > 0 && <Button variant="ghost" onClick={() => setShowDiff((v) => !v)}>{showDiff ? "Hide diff" : "Show diff"}</Button>}
+          {!live && !worktreeRemoved && (
+            <Button variant={c.dirty ? "danger" : "ghost"} onClick={() => cleanUp(c.dirty)} disabled={cleanup.isPending}>
+              {c.dirty ? "Discard and clean up" : "Clean up worktree"}
+            </Button>
+          )}
           {c.commitsAhead > 0 && !live && (
             <Button variant="primary" onClick={() => merge.mutate({ agentId })} disabled={merge.isPending}>
               {merge.isPending ? "Merging…" : "Merge branch"}
@@ -37,6 +49,9 @@ export function AgentChanges({ agentId, live, version }: { agentId: string; live
         <p data-testid="merge-result" className="mt-2 text-sm text-emerald-700 dark:text-emerald-400">
           {merge.data.merged ? `Merged ${merge.data.branch} into ${merge.data.into} (${merge.data.commit?.slice(0, 8)})` : merge.data.reason}
         </p>
+      )}
+      {cleanup.error && (
+        <div role="alert" className="mt-2 rounded-lg border border-red-300 bg-red-50 p-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-300">{errorMessage(cleanup.error)}</div>
       )}
       {merge.error && (
         <div role="alert" data-testid="merge-error" className="mt-2 rounded-lg border border-red-300 bg-red-50 p-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-300">

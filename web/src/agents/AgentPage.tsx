@@ -69,7 +69,7 @@ export function AgentPage({ id }: { id: string }) {
       {a.status === "waiting_for_input" && <QuestionsForm agent={a} />}
       {(approvals.data ?? []).map((ap) => <ApprovalCard key={ap.id} approval={ap} />)}
       <MessageForm agent={a} />
-      {a.workspaceKind === "worktree" && <AgentChanges agentId={a.id} live={LIVE.has(a.status)} version={a.updatedAt} />}
+      {a.workspaceKind === "worktree" && <AgentChanges agentId={a.id} live={LIVE.has(a.status)} version={a.updatedAt} worktreeRemoved={a.workspaceRemoved} />}
       <AgentConversations agentId={a.id} version={a.updatedAt} />
       <AgentLog agentId={a.id} live={LIVE.has(a.status)} />
     </>
