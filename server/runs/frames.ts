@@ -40,7 +40,7 @@ export function frameOf(event: BusEvent): Frame | null {
       return frame;
     }
     case "run.policy_updated":
-      return { type: "policy_updated", runId, tool: event.payload.tool, policies: event.payload.policies };
+      return withRequestId({ type: "policy_updated", runId, tool: event.payload.tool, policies: event.payload.policies }, event.payload.requestId);
     case "run.steer_queued":
       return { type: "steer_queued", runId, text: event.payload.text };
     case "run.completed": {

@@ -188,9 +188,10 @@ describe("Comma protocol: tools and permissions", () => {
     const path = strategy("policy-live", `name: PolicyLive\nversion: "1.0"\nagents:\n  x: {model: ${MODEL}, tools: [read_file], systemPrompt: ${readOutside()}}\nflow: {type: sequential, steps: [{agent: x}]}\n`);
     const runId = await startRun(c, path, "read it");
     const ask = await c.waitFor((f) => f.runId === runId && f.type === "request_permission");
-    c.send({ type: "update_policy", runId, tool: "read_file", mode: "read", deny: ["/nowhere/**"] });
+    c.send({ type: "update_policy", runId, tool: "read_file", mode: "read", deny: ["/nowhere/**"], requestId: "policy-1" });
     const live = await c.waitFor((f) => f.runId === runId && f.type === "policy_updated");
-    expect(live).toMatchObject({ tool: "read_file", policies: { read_file: { read: { deny: ["/nowhere/**"] } } } });
+    // the subscribed client gets the frame from the event, echoing its request id
+    expect(live).toMatchObject({ tool: "read_file", requestId: "policy-1", policies: { read_file: { read: { deny: ["/nowhere/**"] } } } });
     const direct = await other.request({ type: "update_policy", runId, mode: "write", default: "deny" });
     expect(direct).toMatchObject({ type: "policy_updated", runId, tool: "*", policies: { "*": { write: { default: "deny" } }, read_file: { read: { deny: ["/nowhere/**"] } } } });
     c.send({ type: "permission_decision", runId, permissionRequestId: ask.requestId, decision: "deny" });

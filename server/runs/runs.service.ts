@@ -249,12 +249,12 @@ export class RunsService {
     return this.active.get(runId)?.findRequest((r) => r.kind === kind && match(r));
   }
 
-  async updatePolicy(runId: string, change: Parameters<PolicyPort["update"]>[0]): Promise<Record<string, unknown>> {
+  async updatePolicy(runId: string, change: Parameters<PolicyPort["update"]>[0], requestId?: string): Promise<Record<string, unknown>> {
     const run = this.active.get(runId);
     if (!run) throw fail("RUN_NOT_FOUND", `Run not found: ${runId}`, "NOT_FOUND");
     run.policy.update(change);
     const policies = run.policy.toJSON();
-    if (run.status !== "pending") await run.emit("run.policy_updated", { tool: change.tool ?? "*", policies });
+    if (run.status !== "pending") await run.emit("run.policy_updated", { tool: change.tool ?? "*", policies, ...(requestId ? { requestId } : {}) });
     return policies;
   }
 

@@ -143,7 +143,7 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
     }
     case "update_policy": {
       const run = runs.inMemory(m.runId);
-      const policies = await runs.updatePolicy(m.runId, { tool: m.tool, mode: m.mode, allow: m.allow, deny: m.deny, default: m.default });
+      const policies = await runs.updatePolicy(m.runId, { tool: m.tool, mode: m.mode, allow: m.allow, deny: m.deny, default: m.default }, rid);
       // a subscriber of a started run gets the frame from the event; answer the others directly
       if (run?.status === "pending" || !ctx.subs.has(m.runId, socket)) reply(socket, { type: "policy_updated", runId: m.runId, tool: m.tool ?? "*", policies }, rid);
       return;

@@ -39,7 +39,8 @@ export const RunEvents = {
     decision: PermissionDecision.optional(),
     source: z.enum(["human", "agent", "policy"]),
   }),
-  "run.policy_updated": z.object({ tool: z.string(), policies: z.record(z.string(), z.unknown()) }),
+  /** `requestId`: the update_policy request that made the change (none for allow/deny-session). */
+  "run.policy_updated": z.object({ tool: z.string(), policies: z.record(z.string(), z.unknown()), requestId }),
   "run.steer_queued": z.object({ text: z.string() }),
   "run.steer_applied": z.object({ agentName: z.string(), text: z.string() }),
   "run.tool_mutated": z.object({ agentName: z.string(), toolName: z.string(), operation: z.string(), path: z.string(), details: z.unknown().optional() }),
