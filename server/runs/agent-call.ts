@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { jsonSchema, Output, stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
 import type { AgentCallRecord, StreamEvent, Usage } from "../../shared/runs";
 import { isCliAgent, isLlmAgent, isUserAgent, type LlmAgent, type UserAgent } from "../../shared/strategy";
@@ -152,7 +153,7 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
     stopSequences: o.stopSequences,
     seed: o.seed,
     providerOptions: agent.providerOptions as Parameters<typeof streamText>[0]["providerOptions"],
-    ...(agent.outputSchema ? { output: Output.object({ schema: jsonSchema(agent.outputSchema as Parameters<typeof jsonSchema>[0]) }) } : {}),
+    ...(agent.outputSchema ? { output: Output.object({ schema: await outputSchemaOf(run, agentName, agent.outputSchema) }) } : {}),
     maxRetries: 1,
     // errors are read from fullStream below; the default handler would print them to stderr
     onError: () => {},
@@ -208,7 +209,8 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
   if (run.signal.aborted) throw new RunCancelledError();
   if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
 
-  const [text, totalUsage, finishReason, response] = await Promise.all([result.text, result.totalUsage, result.finishReason, result.response]);
+  const [rawText, totalUsage, finishReason, response] = await Promise.all([result.text, result.totalUsage, result.finishReason, result.response]);
+  const text = agent.outputSchema ? await structuredText(result.output, agentName) : rawText;
   const usage = toUsage(totalUsage);
   run.addUsage(usage);
   await run.emit("run.agent_output", { ...meta, text, usage, contextUsage: lastStepUsage });
@@ -230,6 +232,34 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
   run.history.set(agentName, history);
   await charge(run, deps.prices ?? DEFAULT_PRICES, { agentName, model: resolved.id, ...usage });
   return { text, usage, finishReason };
+}
+
+/**
+ * The agent's outputSchema as a validating schema (zod's JSON Schema import), so a wrong shape is
+ * caught, not just bad JSON. A schema zod cannot import is still sent to the model, parsed but not
+ * validated, with a warning.
+ */
+async function outputSchemaOf(run: RunState, agentName: string, schema: Record<string, unknown>) {
+  try {
+    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (err) {
+    const message = `The outputSchema of "${agentName}" cannot be checked (${err instanceof Error ? err.message : String(err)}): answers are parsed as JSON but not validated`;
+    if (!run.warned.has(message)) {
+      run.warned.add(message);
+      await run.emit("run.warning", { message, path: `agents.${agentName}.outputSchema` });
+    }
+    return jsonSchema(schema as Parameters<typeof jsonSchema>[0]);
+  }
+}
+
+/** outputSchema: the parsed, validated object as JSON text (what the next step gets), or a clear error. */
+async function structuredText(output: PromiseLike<unknown>, agentName: string): Promise<string> {
+  try {
+    return JSON.stringify(await output);
+  } catch (err) {
+    const reason = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+    throw new DomainError("EXECUTION_ERROR", `Agent "${agentName}" did not answer in the shape of its outputSchema: ${reason.slice(0, 500)}`);
+  }
 }
 
 function contextUsage(u: { inputTokens?: number; outputTokens?: number; totalTokens?: number; inputTokenDetails?: Record<string, number | undefined> }): Record<string, unknown> {
