@@ -88,6 +88,13 @@ for (const section of SECTIONS) {
   });
 }
 
+test("pages for something new have a proper tab title", async ({ page }) => {
+  await page.goto("/daemons/new");
+  await expect(page).toHaveTitle("New daemon · Switchyard");
+  await page.goto("/runs/new");
+  await expect(page).toHaveTitle("New run · Switchyard");
+});
+
 test("a deep link to /runs/some-id renders the run page", async ({ page }) => {
   await page.goto("/runs/some-id");
   await expect(page.getByRole("heading", { level: 1, name: "Run some-id" })).toBeVisible();

@@ -70,8 +70,10 @@ function Page({ route }: { route: Route }) {
 
 function useDocumentTitle(route: Route) {
   const label = route.page === "not-found" ? "Not found" : NAV_ITEMS.find((item) => item.page === route.page)?.label;
-  const detail = route.page !== "not-found" && route.id ? ` ${route.id}` : "";
-  const title = route.page === "home" ? "Switchyard" : route.page === "runs" && route.id === "new" ? "New run · Switchyard" : `${label ?? ""}${detail} · Switchyard`;
+  const isNew = route.page !== "not-found" && route.id === "new";
+  const detail = route.page !== "not-found" && route.id && !isNew ? ` ${route.id}` : "";
+  const singular: Partial<Record<string, string>> = { runs: "run", agents: "agent", daemons: "daemon", accounts: "account" };
+  const title = route.page === "home" ? "Switchyard" : isNew ? `New ${singular[route.page] ?? "item"} · Switchyard` : `${label ?? ""}${detail} · Switchyard`;
   useEffect(() => {
     document.title = title;
   }, [title]);
