@@ -69,6 +69,14 @@ export async function changeSummary(agents: CliAgentsPort, agent: AgentInfo): Pr
   ].join("\n");
 }
 
+function findAgent(agents: CliAgentsPort, id: string): AgentInfo | null {
+  try {
+    return agents.get(id);
+  } catch {
+    return null;
+  }
+}
+
 export function renderCliPrompt(agent: CliAgent, input: string): string {
   if (!agent.promptTemplate) return input;
   return agent.promptTemplate.replace(/\{\{\s*input\s*\}\}/g, input);
@@ -98,7 +106,12 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
   }
   const afterId = bus.lastId;
   let info: AgentInfo;
-  if (reuse) {
+  // after a server restart mid-step: the agent this step started runs on detached; follow it again
+  const started = run.memo.cliAgents.get(stepKey);
+  const reattached = started ? findAgent(agents, started) : null;
+  if (reattached) {
+    info = reattached;
+  } else if (reuse) {
     info = (await agents.message(reuse.id, prompt)).agent;
   } else {
     info = await agents.spawn({
@@ -113,10 +126,13 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
       taskId: agentName,
     });
   }
-  const usageBefore = reuse ? reuse.usage : { inputTokens: 0, outputTokens: 0 };
+  const usageBefore = reuse && !reattached ? reuse.usage : { inputTokens: 0, outputTokens: 0 };
   await run.emit("run.cli_agent", { agentName, stepKey, agentId: info.id, alias: info.alias, provider: info.provider, branch: info.branch, status: info.status, requestId: run.requestId });
 
-  const stopAgent = () => void agents.stop(info.id).catch(() => {});
+  // stop_run stops the agent; a server shutdown does not (it runs on, and the step re-attaches)
+  const stopAgent = () => {
+    if (!run.serverStopping) void agents.stop(info.id).catch(() => {});
+  };
   signal.addEventListener("abort", stopAgent, { once: true });
   const watch = new AbortController();
   const cancelWatch = () => watch.abort();
@@ -134,7 +150,14 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
   try {
     stream({ type: "step-start" });
     let final: AgentInfo | null = null;
-    outer: for await (const batch of bus.subscribeBatches({ afterId, scope: { kind: "agent", id: info.id }, signal: watch.signal })) {
+    if (reattached) {
+      // what happened while the server was down: finished, or waiting for answers
+      const now = agents.get(info.id);
+      if (now.status === "idle") final = await agents.settled(info.id);
+      else if (now.status === "waiting_for_input") void answerQuestions(now.pendingQuestions);
+      else if (now.status === "crashed" || now.status === "stopped") throw new DomainError("EXECUTION_ERROR", `CLI agent ${now.alias} of step "${agentName}" ${now.status} while the server was down: ${now.statusReason ?? ""}`);
+    }
+    if (!final) outer: for await (const batch of bus.subscribeBatches({ afterId, scope: { kind: "agent", id: info.id }, signal: watch.signal })) {
       for (const e of batch) {
         const outcome = await handle(e);
         if (outcome) {

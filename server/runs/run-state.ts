@@ -26,9 +26,11 @@ export type Memo = {
   calls: Map<string, AgentCallRecord>;
   /** Requests still open when the server stopped, by their re-attach key. */
   openRequests: Map<string, PendingRequest>;
+  /** The CLI agent each `type: cli` step started, by step key (re-attached after a restart). */
+  cliAgents: Map<string, string>;
 };
 
-export const emptyMemo = (): Memo => ({ steps: new Map(), startedSteps: new Set(), calls: new Map(), openRequests: new Map() });
+export const emptyMemo = (): Memo => ({ steps: new Map(), startedSteps: new Set(), calls: new Map(), openRequests: new Map(), cliAgents: new Map() });
 
 /** The re-attach key of a request: where in the flow it was asked, and what. */
 export function requestKey(r: Pick<PendingRequest, "kind" | "stepKey"> & { toolName?: string; resource?: string; question?: string }): string {
@@ -63,6 +65,8 @@ export class RunState {
   /** The segment being (or last) executed; 0 before the first start. */
   segment = 0;
   status: "pending" | "running" | "completed" | "error" | "cancelled" = "pending";
+  /** Cancelled because the server stops (the run resumes at the next start), not by a user. */
+  serverStopping = false;
   /** Prepared from a persisted timeline: only continue_run may start it. */
   continuation = false;
   /** Each agent's earlier calls (restored on continuation, grown as the run goes). */

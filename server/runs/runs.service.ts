@@ -358,7 +358,9 @@ export class RunsService {
         this.deps.db.update(runs).set({ status: p.status, completedAt: Date.parse(seg.completed.ts), errorCode: p.error?.code ?? null, errorMessage: p.error?.message ?? null }).where(eq(runs.id, row.id)).run();
         continue;
       }
-      if (seg.started && seg.memo.openRequests.size > 0 && (await this.resumeWaiting(row, seg, events))) {
+      // waiting for a human, or in a CLI step whose agent runs on detached: the run goes on
+      const cliStepOpen = [...seg.memo.cliAgents.keys()].some((stepKey) => !seg.memo.steps.has(stepKey));
+      if (seg.started && (seg.memo.openRequests.size > 0 || cliStepOpen) && (await this.resumeWaiting(row, seg, events))) {
         resumed.push(row.id);
         continue;
       }
@@ -404,7 +406,10 @@ export class RunsService {
   async shutdown(): Promise<void> {
     this.closing = true;
     const running = [...this.active.values()].filter((r) => r.status === "running");
-    for (const run of running) run.cancel("Server shutting down");
+    for (const run of running) {
+      run.serverStopping = true;
+      run.cancel("Server shutting down");
+    }
     await Promise.all(running.map((r) => r.finished?.catch(() => {})));
   }
 }

@@ -64,6 +64,9 @@ export function lastSegment(events: BusEvent[]): SegmentState {
         state.usage.promptTokens += e.payload.usage.promptTokens;
         state.usage.completionTokens += e.payload.usage.completionTokens;
         break;
+      case "run.cli_agent":
+        state.memo.cliAgents.set(e.payload.stepKey, e.payload.agentId);
+        break;
       case "run.request_opened":
         open.set(e.payload.request.requestId, e.payload.request);
         break;
