@@ -1,0 +1,43 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { expect, test } from "./fixtures/server";
+import { mutate } from "./helpers";
+
+const ARTIFACTS = resolve(import.meta.dirname, "artifacts");
+mkdirSync(ARTIFACTS, { recursive: true });
+
+test("an agent page survives a kill -9 of the server: it reconnects and shows every line once, in order", async ({ page, request, yard }) => {
+  test.setTimeout(120_000);
+  const repo = mkdtempSync(join(tmpdir(), "switchyard-e2e-restart-"));
+  const env = { ...process.env, GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@x.invalid", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@x.invalid" };
+  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo, env });
+  writeFileSync(join(repo, "README.md"), "# e2e\n");
+  execFileSync("git", ["add", "."], { cwd: repo, env });
+  execFileSync("git", ["commit", "-qm", "initial"], { cwd: repo, env });
+  try {
+    const steps = [{ lines: { count: 300, perSecond: 60, stamp: true } }, { done: "all lines written" }];
+    const agent = await mutate<{ id: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: `Write lines.\n\n\`\`\`fake-agent\n${JSON.stringify(steps)}\n\`\`\`\n` });
+    await page.goto(`/agents/${agent.id}`);
+    const lines = page.getByTestId("agent-log-line");
+    await expect.poll(() => lines.count(), { timeout: 20_000 }).toBeGreaterThan(20);
+
+    await yard.stop("SIGKILL");
+    await expect(page.getByTestId("connection-state")).toHaveAttribute("data-state", "reconnecting");
+    await yard.start();
+    await expect(page.getByTestId("connection-state")).toHaveAttribute("data-state", "live", { timeout: 30_000 });
+    await expect(page.getByTestId("agent-status")).toHaveAttribute("data-status", "idle", { timeout: 60_000 });
+
+    const stored = await (await request.get(`/trpc/agents.get?input=${encodeURIComponent(JSON.stringify({ agentId: agent.id }))}`)).json();
+    const lineCount = (stored as { result: { data: { lineCount: number } } }).result.data.lineCount;
+    expect(lineCount).toBeGreaterThanOrEqual(302);
+    await expect.poll(() => lines.count(), { timeout: 20_000 }).toBe(lineCount);
+    const rendered = await lines.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-line"))));
+    expect(rendered).toEqual(Array.from({ length: lineCount }, (_, i) => i));
+    await expect(page.getByTestId("agent-result")).toContainText("all lines written");
+    await page.screenshot({ path: join(ARTIFACTS, "agent-after-restart.png") });
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
