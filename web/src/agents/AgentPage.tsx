@@ -42,7 +42,7 @@ export function AgentPage({ id }: { id: string }) {
         <AgentStatusBadge status={a.status} />
         {a.statusReason && <span data-testid="agent-reason">{a.statusReason}</span>}
         <span className="font-mono text-xs">{a.branch ?? a.workspacePath}</span>
-        {a.workspaceRemoved && <span data-testid="worktree-cleaned" className="text-xs text-zinc-500" title="Removed once the agent finished clean; a follow-up message brings it back">worktree cleaned up{a.branch ? ", branch kept" : ""}</span>}
+        {a.workspaceRemoved && <span data-testid="worktree-cleaned" className="text-xs text-zinc-500" title="Removed once the agent finished clean (its branch is kept when it has commits); a follow-up message brings it back">worktree cleaned up</span>}
         {a.accountLabel && <span className="text-xs">account {a.accountLabel}</span>}
         <span className="text-xs">session {a.sessionNumber}</span>
         <span className="text-xs tabular-nums">{a.usage.inputTokens.toLocaleString()} in · {a.usage.outputTokens.toLocaleString()} out{a.usage.costUsd !== undefined ? ` · $${a.usage.costUsd.toFixed(4)}` : ""}</span>
