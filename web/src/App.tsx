@@ -4,6 +4,7 @@ import { ErrorBoundary } from "./components/ErrorBoundary";
 import { NAV_ITEMS, Sidebar } from "./components/Sidebar";
 import { LiveEventsProvider } from "./live/LiveEventsProvider";
 import { AccountsPage } from "./accounts/AccountsPage";
+import { ConversationsPage } from "./conversations/ConversationsPage";
 import { AgentsPage } from "./pages/AgentsPage";
 import { DaemonsPage } from "./pages/DaemonsPage";
 import { HomePage } from "./pages/HomePage";
@@ -63,6 +64,8 @@ function Page({ route }: { route: Route }) {
       return <InboxPage />;
     case "accounts":
       return <AccountsPage />;
+    case "conversations":
+      return <ConversationsPage />;
     case "not-found":
       return <NotFoundPage path={route.path} />;
   }

@@ -2,7 +2,7 @@ import type { ComponentType, SVGProps } from "react";
 import { Link } from "../router/Link";
 import type { PageId } from "../router/routes";
 import { ConnectionIndicator } from "./ConnectionIndicator";
-import { AgentsIcon, DaemonsIcon, InboxIcon, KeyIcon, LogoIcon, OverviewIcon, RunsIcon } from "./icons";
+import { AgentsIcon, ChatIcon, DaemonsIcon, InboxIcon, KeyIcon, LogoIcon, OverviewIcon, RunsIcon } from "./icons";
 import { ServerStatus } from "./ServerStatus";
 import { ThemeToggle } from "./ThemeToggle";
 import { Notifier } from "../inbox/Notifier";
@@ -15,6 +15,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { page: "runs", href: "/runs", label: "Runs", Icon: RunsIcon },
   { page: "agents", href: "/agents", label: "Agents", Icon: AgentsIcon },
   { page: "daemons", href: "/daemons", label: "Daemons", Icon: DaemonsIcon },
+  { page: "conversations", href: "/conversations", label: "Conversations", Icon: ChatIcon },
   { page: "inbox", href: "/inbox", label: "Inbox", Icon: InboxIcon },
   { page: "accounts", href: "/accounts", label: "Accounts", Icon: KeyIcon },
 ];

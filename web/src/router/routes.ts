@@ -1,9 +1,9 @@
 /** The dashboard's pages; each has a top-level path the server falls back to index.html for. */
-export type PageId = "home" | "runs" | "agents" | "daemons" | "inbox" | "accounts";
+export type PageId = "home" | "runs" | "agents" | "daemons" | "conversations" | "inbox" | "accounts";
 
 export type Route = { page: PageId; id?: string } | { page: "not-found"; path: string };
 
-const SECTIONS: readonly PageId[] = ["runs", "agents", "daemons", "inbox", "accounts"];
+const SECTIONS: readonly PageId[] = ["runs", "agents", "daemons", "conversations", "inbox", "accounts"];
 
 export function matchRoute(path: string): Route {
   const parts = path.split("/").filter(Boolean).map(safeDecode);
