@@ -133,6 +133,8 @@ test("a 1,000,000-line log opens at once, keeps under 300 rows in the DOM, and j
     await expect(log.locator('[data-line="1000001"]')).toContainText("a million lines");
     await log.locator('[data-line="1000001"]').click();
     await expect(page.getByTestId("log-line-detail")).toContainText("line 1000001");
+    await page.getByRole("button", { name: "Show raw JSONL" }).click();
+    await expect(page.getByTestId("log-line-raw")).toContainText('"type":"result"');
     await page.screenshot({ path: join(ARTIFACTS, "agent-million-lines.png") });
   } finally {
     rmSync(repo, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
 import { Button, fieldClass } from "../components/Button";
+import { errorMessage } from "../lib/errors";
 import { trpc } from "../trpc";
 import { EventView } from "./AgentLog";
 
@@ -173,7 +174,27 @@ export function VirtualLog({ agentId, total, follow, setFollow }: { agentId: str
             <button type="button" onClick={() => setOpen(null)} className="hover:underline">close</button>
           </div>
           {open.events.map((e, i) => <EventView key={i} e={e} />)}
+          <RawLine agentId={agentId} line={open.line} />
         </div>
+      )}
+    </div>
+  );
+}
+
+/** The line as the CLI printed it, fetched only when asked for (a line can be megabytes). */
+function RawLine({ agentId, line }: { agentId: string; line: number }) {
+  const [shown, setShown] = useState(false);
+  const raw = trpc.agents.output.useQuery({ agentId, fromLine: line, limit: 1, format: "raw" }, { enabled: shown });
+  const l = raw.data?.lines[0];
+  return (
+    <div className="mt-2">
+      <button type="button" onClick={() => setShown((v) => !v)} aria-expanded={shown} className="text-xs text-indigo-700 hover:underline dark:text-indigo-300">
+        {shown ? "Hide raw JSONL" : "Show raw JSONL"}
+      </button>
+      {shown && (
+        <pre data-testid="log-line-raw" className="mt-1 max-h-64 overflow-auto rounded-lg bg-zinc-50 p-2 text-xs break-all whitespace-pre-wrap text-zinc-700 dark:bg-zinc-950 dark:text-zinc-300">
+          {raw.isPending ? "Loading…" : raw.isError ? errorMessage(raw.error) : `${l?.raw ?? ""}${l?.truncated ? "\n… (cut: the line is longer)" : ""}`}
+        </pre>
       )}
     </div>
   );
