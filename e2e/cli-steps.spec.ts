@@ -47,6 +47,9 @@ test("a strategy with a CLI step: the node shows its provider and branch and lin
     await expect(page.getByTestId("run-budget")).toContainText("/ 100K tokens");
     await expect(page.getByTestId("run-budget").getByRole("meter")).toHaveCount(1);
     await page.screenshot({ path: join(ARTIFACTS, "run-cli-step.png"), fullPage: true });
+    await page.goto("/runs");
+    await expect(page.locator(`[data-testid="run-row"][data-run-id="${runId}"]`).getByTestId("run-cost")).toHaveText(/^\$0\.\d{4}$/);
+    await page.goto(`/runs/${runId}`);
     await node.getByTestId("flow-node-agent-link").click();
     await expect(page).toHaveURL(/\/agents\/agent_/);
     await expect(page.getByTestId("agent-result")).toContainText("feature.txt added");

@@ -90,6 +90,8 @@ export const RunSummary = z.object({
   status: RunStatus,
   /** Tokens of the latest segment. */
   usage: Usage.optional(),
+  /** USD of the latest segment, where known (priced models, CLI agents' own cost). */
+  costUsd: z.number().nonnegative().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 

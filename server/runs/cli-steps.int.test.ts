@@ -262,5 +262,8 @@ describe("CLI agents as strategy steps", () => {
     expect(fake.requests.filter((r) => tagOf(r) === "d")).toHaveLength(0);
     const spend = (await runEvents(runId)).filter((e) => e.type === "run.spend").map((e) => (e.payload as { tokens: number }).tokens);
     expect(spend).toEqual([20, 40, 60]);
+    // priced by the table: claude-sonnet-4* at $3 / $15 per million, 30 tokens in and 30 out
+    const listed = (await t.client.runs.list.query({})).find((r) => r.runId === runId);
+    expect(listed?.costUsd).toBeCloseTo((30 * 3 + 30 * 15) / 1e6, 8);
   });
 });

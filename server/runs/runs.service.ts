@@ -199,6 +199,7 @@ export class RunsService {
         errorMessage: end.error?.message ?? null,
         promptTokens: run.usage.promptTokens,
         completionTokens: run.usage.completionTokens,
+        costUsd: Math.round(run.spent.usd * 1e6) / 1e6,
       })
       .where(eq(runs.id, run.runId))
       .run();
@@ -270,6 +271,7 @@ export class RunsService {
       completedAt: r.completedAt ? new Date(r.completedAt).toISOString() : null,
       status: r.status,
       usage: r.status === "running" && this.active.get(r.id) ? { ...this.active.get(r.id)!.usage } : { promptTokens: r.promptTokens, completionTokens: r.completionTokens },
+      costUsd: r.status === "running" && this.active.get(r.id) ? this.active.get(r.id)!.spent.usd : (r.costUsd ?? undefined),
     }));
   }
 

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * One row per strategy run: a projection of its latest segment for listing. The timeline itself
@@ -24,6 +24,8 @@ export const runs = sqliteTable(
     errorMessage: text("error_message"),
     promptTokens: integer("prompt_tokens").notNull().default(0),
     completionTokens: integer("completion_tokens").notNull().default(0),
+    /** USD of the latest segment (CLI agents' own cost, else the price table). */
+    costUsd: real("cost_usd"),
   },
   (t) => [index("runs_cwd_idx").on(t.cwd, t.startedAt), index("runs_status_idx").on(t.status), index("runs_started_idx").on(t.startedAt)],
 );

@@ -120,7 +120,7 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
       ctx.subs.remove(m.runId, socket);
       return;
     case "list_runs":
-      return reply(socket, { type: "run_list", runs: runs.list({ cwd: m.cwd }).map(({ usage: _usage, ...run }) => run) }, rid);
+      return reply(socket, { type: "run_list", runs: runs.list({ cwd: m.cwd }).map(({ usage: _usage, costUsd: _cost, ...run }) => run) }, rid);
     case "list_strategies":
       return reply(socket, { type: "strategy_list", runs: runs.listInMemory() }, rid);
     case "user_input": {

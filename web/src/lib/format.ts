@@ -126,3 +126,9 @@ export function formatBytes(n: number): string {
   }
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
+
+/** "$0.00", "$0.0123" (small amounts keep 4 decimals), "$12.40". */
+export function formatUsd(usd: number): string {
+  if (usd === 0) return "$0.00";
+  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}

@@ -9,7 +9,7 @@ import { QueryError } from "../components/QueryError";
 import { useNow } from "../hooks/useNow";
 import { useSearchParam } from "../hooks/useSearchParam";
 import { errorMessage } from "../lib/errors";
-import { describeUsage, elapsedMs, formatDuration, formatRelative, formatTokens } from "../lib/format";
+import { describeUsage, elapsedMs, formatDuration, formatRelative, formatTokens, formatUsd } from "../lib/format";
 import { navigate } from "../router/history";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
@@ -126,6 +126,7 @@ function RunsTable({ runs }: { runs: Row[] }) {
             <th scope="col" className="px-4 py-2.5 font-medium">Started</th>
             <th scope="col" className="px-4 py-2.5 text-right font-medium">Duration</th>
             <th scope="col" className="px-4 py-2.5 text-right font-medium">Tokens</th>
+            <th scope="col" className="px-4 py-2.5 text-right font-medium">Cost</th>
           </tr>
         </thead>
         <tbody>
@@ -176,6 +177,9 @@ function RunRow({ run, now }: { run: Row; now: number }) {
       <td className="px-4 py-2.5 text-right whitespace-nowrap text-zinc-600 tabular-nums dark:text-zinc-400">{ms === undefined ? "—" : formatDuration(ms)}</td>
       <td className="px-4 py-2.5 text-right whitespace-nowrap text-zinc-600 tabular-nums dark:text-zinc-400" title={run.usage ? describeUsage(run.usage) : "Not reported by the server yet"}>
         {tokens === undefined ? "—" : formatTokens(tokens)}
+      </td>
+      <td data-testid="run-cost" className="px-4 py-2.5 text-right whitespace-nowrap text-zinc-600 tabular-nums dark:text-zinc-400" title="Latest segment: CLI agents' own cost, other models by the price table (SWITCHYARD_MODEL_PRICES)">
+        {run.costUsd === undefined ? "—" : formatUsd(run.costUsd)}
       </td>
     </tr>
   );
