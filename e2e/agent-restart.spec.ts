@@ -1,7 +1,6 @@
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { makeRepo } from "./fixtures/repo";
 import { expect, test } from "./fixtures/server";
 import { mutate } from "./helpers";
 
@@ -10,12 +9,7 @@ mkdirSync(ARTIFACTS, { recursive: true });
 
 test("an agent page survives a kill -9 of the server: it reconnects and shows every line once, in order", async ({ page, request, yard }) => {
   test.setTimeout(120_000);
-  const repo = mkdtempSync(join(tmpdir(), "switchyard-e2e-restart-"));
-  const env = { ...process.env, GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@x.invalid", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@x.invalid" };
-  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo, env });
-  writeFileSync(join(repo, "README.md"), "# e2e\n");
-  execFileSync("git", ["add", "."], { cwd: repo, env });
-  execFileSync("git", ["commit", "-qm", "initial"], { cwd: repo, env });
+  const repo = makeRepo("switchyard-e2e-restart-");
   try {
     const steps = [{ lines: { count: 300, perSecond: 60, stamp: true } }, { done: "all lines written" }];
     const agent = await mutate<{ id: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: `Write lines.\n\n\`\`\`fake-agent\n${JSON.stringify(steps)}\n\`\`\`\n` });

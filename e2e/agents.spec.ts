@@ -1,22 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { makeRepo } from "./fixtures/repo";
 import { expect, test } from "./fixtures/server";
 import { mutate } from "./helpers";
 
 const ARTIFACTS = resolve(import.meta.dirname, "artifacts");
 mkdirSync(ARTIFACTS, { recursive: true });
 
-function makeRepo(): string {
-  const repo = mkdtempSync(join(tmpdir(), "switchyard-e2e-repo-"));
-  const env = { ...process.env, GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@x.invalid", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@x.invalid" };
-  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo, env });
-  writeFileSync(join(repo, "README.md"), "# e2e\n");
-  execFileSync("git", ["add", "."], { cwd: repo, env });
-  execFileSync("git", ["commit", "-qm", "initial"], { cwd: repo, env });
-  return repo;
-}
 
 const script = (steps: unknown) => `Pick the colours.\n\n\`\`\`fake-agent\n${JSON.stringify(steps)}\n\`\`\`\n`;
 

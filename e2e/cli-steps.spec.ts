@@ -1,7 +1,6 @@
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { makeRepo } from "./fixtures/repo";
 import { expect, test } from "./fixtures/server";
 import { startRun } from "./helpers";
 
@@ -10,12 +9,7 @@ mkdirSync(ARTIFACTS, { recursive: true });
 
 /** A git repository with a strategies/ folder: a CLI step works in a worktree of it. */
 function repoWithStrategy(yaml: string): { repo: string; strategyPath: string } {
-  const repo = mkdtempSync(join(tmpdir(), "switchyard-e2e-cli-"));
-  const env = { ...process.env, GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@x.invalid", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@x.invalid" };
-  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo, env });
-  writeFileSync(join(repo, "README.md"), "# e2e\n");
-  execFileSync("git", ["add", "."], { cwd: repo, env });
-  execFileSync("git", ["commit", "-qm", "initial"], { cwd: repo, env });
+  const repo = makeRepo("switchyard-e2e-cli-");
   mkdirSync(join(repo, "strategies"));
   const strategyPath = join(repo, "strategies", "cli.yaml");
   writeFileSync(strategyPath, yaml);

@@ -1,7 +1,6 @@
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { makeRepo } from "./fixtures/repo";
 import { expect, test } from "./fixtures/server";
 import { mutate } from "./helpers";
 
@@ -11,12 +10,7 @@ mkdirSync(ARTIFACTS, { recursive: true });
 const script = (steps: unknown) => `Work.\n\n\`\`\`fake-agent\n${JSON.stringify(steps)}\n\`\`\`\n`;
 
 test("the Conversations page: threads between agents and to you, filters, answering a pending one", async ({ page, request }) => {
-  const repo = mkdtempSync(join(tmpdir(), "switchyard-e2e-conv-"));
-  const env = { ...process.env, GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@x.invalid", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@x.invalid" };
-  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo, env });
-  writeFileSync(join(repo, "README.md"), "# e2e\n");
-  execFileSync("git", ["add", "."], { cwd: repo, env });
-  execFileSync("git", ["commit", "-qm", "initial"], { cwd: repo, env });
+  const repo = makeRepo("switchyard-e2e-conv-");
   try {
     await page.goto("/conversations");
     await expect(page.getByRole("heading", { name: "No conversations yet" })).toBeVisible();

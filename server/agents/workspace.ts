@@ -251,15 +251,7 @@ export async function workspaceChanges(ws: Workspace) {
     git(["rev-list", "--count", `${ws.baseCommit}..HEAD`], { cwd: ws.path }),
     dirtyFiles(ws),
   ]);
-  const status = new Map(names.split("\n").filter(Boolean).map((l) => [l.split("\t").at(-1)!, l[0]!]));
-  const files: FileChange[] = numstat
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => {
-      const [ins, del, ...rest] = l.split("\t");
-      const path = rest.join("\t");
-      return { path, status: status.get(path) ?? "M", insertions: Number(ins) || 0, deletions: Number(del) || 0 };
-    });
+  const files = fileChanges(numstat, names);
   const untracked = untrackedOut.split("\n").filter((p) => p && !p.startsWith(OWN_DIR));
   for (const path of untracked) {
     const text = await readFile(join(ws.path, path), "utf8").catch(() => "");
@@ -300,15 +292,10 @@ export async function workspaceDiff(ws: Workspace, opts: { maxBytes?: number } =
   return patch.length > max ? { patch: patch.slice(0, max), truncated: true } : { patch, truncated: false };
 }
 
-/** The changes of a cleaned-up worktree's branch against its base (nothing is uncommitted any more). */
-async function branchChanges(ws: Workspace) {
-  const none = { dirty: false, files: [] as FileChange[], insertions: 0, deletions: 0, commitsAhead: 0 };
-  if (!ws.repoRoot || !ws.branch || !ws.baseCommit || !(await branchExists(ws.repoRoot, ws.branch))) return none;
-  const cwd = ws.repoRoot;
-  const numstat = await git(["diff", "--numstat", ws.baseCommit, ws.branch, "--", ".", `:(exclude)${OWN_DIR}`], { cwd });
-  const names = await git(["diff", "--name-status", ws.baseCommit, ws.branch, "--", ".", `:(exclude)${OWN_DIR}`], { cwd });
+/** Files with their +/- (`git diff --numstat`) and status letter (`--name-status`). */
+function fileChanges(numstat: string, names: string): FileChange[] {
   const status = new Map(names.split("\n").filter(Boolean).map((l) => [l.split("\t").at(-1)!, l[0]!]));
-  const files: FileChange[] = numstat
+  return numstat
     .split("\n")
     .filter(Boolean)
     .map((l) => {
@@ -316,6 +303,19 @@ async function branchChanges(ws: Workspace) {
       const path = rest.join("\t");
       return { path, status: status.get(path) ?? "M", insertions: Number(ins) || 0, deletions: Number(del) || 0 };
     });
+}
+
+/** The changes of a cleaned-up worktree's branch against its base (nothing is uncommitted any more). */
+async function branchChanges(ws: Workspace) {
+  const none = { dirty: false, files: [] as FileChange[], insertions: 0, deletions: 0, commitsAhead: 0 };
+  if (!ws.repoRoot || !ws.branch || !ws.baseCommit || !(await branchExists(ws.repoRoot, ws.branch))) return none;
+  const cwd = ws.repoRoot;
+  const scope = ["--", ".", `:(exclude)${OWN_DIR}`];
+  const [numstat, names] = await Promise.all([
+    git(["diff", "--numstat", ws.baseCommit, ws.branch, ...scope], { cwd }),
+    git(["diff", "--name-status", ws.baseCommit, ws.branch, ...scope], { cwd }),
+  ]);
+  const files = fileChanges(numstat, names);
   const commitsAhead = Number((await git(["rev-list", "--count", `${ws.baseCommit}..${ws.branch}`], { cwd })).trim());
   return { dirty: false, files, insertions: files.reduce((n, f) => n + f.insertions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0), commitsAhead };
 }
