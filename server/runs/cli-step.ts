@@ -138,6 +138,9 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
   const cancelWatch = () => watch.abort();
   signal.addEventListener("abort", cancelWatch, { once: true });
   const answering = new Set<string>();
+  /** Output events seen, and a hand-over summary begun at the CLI's result line (see below). */
+  let outputs = 0;
+  const speculative: { early: { afterOutputs: number; text: Promise<string> } | null } = { early: null };
   /** Open request_permission of this step per approval, so a decision made elsewhere closes it. */
   const approvalRequests = new Map<string, () => void>();
   /** A failure while answering for the agent ends the step with it. */
@@ -169,7 +172,9 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
     batcher.flush();
     if (failure) throw failure;
     if (signal.aborted || !final) throw new RunCancelledError();
-    const summary = await changeSummary(agents, final);
+    // the summary started when the CLI printed its result is good if nothing came after it
+    const early = speculative.early;
+    const summary = (early && early.afterOutputs === outputs ? await early.text.catch(() => null) : null) ?? (await changeSummary(agents, final));
     const result = final.result?.trim() || "(the agent finished without a result message)";
     const text = `${result}\n\n${summary}`;
     const usage: Usage = {
@@ -207,9 +212,18 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
   /** One agent event: forwards output, answers requests; returns the agent once its step is over. */
   async function handle(e: BusEvent): Promise<AgentInfo | null> {
     switch (e.type) {
-      case "agent.output":
-        for (const line of agents.chunkOutput(info.id, e.payload.chunkId)) forward(line);
+      case "agent.output": {
+        outputs++;
+        let resultSeen = false;
+        for (const line of agents.chunkOutput(info.id, e.payload.chunkId)) resultSeen = forward(line) || resultSeen;
+        // the CLI is done with its files: start the hand-over summary while its process winds down
+        if (resultSeen) {
+          const text = changeSummary(agents, agents.get(info.id));
+          text.catch(() => undefined);
+          speculative.early = { afterOutputs: outputs, text };
+        }
         return null;
+      }
       case "agent.waiting":
         void answerQuestions(e.payload.questions);
         return null;
@@ -243,7 +257,9 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
     }
   }
 
-  function forward(line: AgentOutputLine): void {
+  /** Forwards a line's events; true when the line holds the CLI's result. */
+  function forward(line: AgentOutputLine): boolean {
+    let result = false;
     for (const ev of line.events) {
       switch (ev.kind) {
         case "text":
@@ -262,10 +278,14 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
         case "tool_result":
           stream({ type: "tool-result", toolCallId: ev.id, toolName: ev.name ?? "tool", output: ev.output, status: ev.isError ? "error" : "completed", ...(ev.isError ? { error: ev.output.slice(0, 2000) } : {}) });
           break;
+        case "result":
+          result = true;
+          break;
         default:
           break;
       }
     }
+    return result;
   }
 
   /** One request_question per question; the agent resumes once all are answered. */

@@ -74,8 +74,20 @@ export async function checkStrategyFile(path: string, options: FileOptions = {})
   if (!info.isFile()) return fail("STRATEGY_INVALID", "not a regular file");
   if (info.size > MAX_STRATEGY_BYTES) return fail("STRATEGY_INVALID", `the file is too large (${info.size} bytes, at most ${MAX_STRATEGY_BYTES})`);
   const text = await readFile(abs, "utf8");
-  return { ...checkStrategyText(text, { format, fileName: file, registry: options.registry }), path: abs, format };
+  // the same text checks the same: prepared runs of an unchanged file skip parsing and validation
+  const key = options.registry ? undefined : `${abs}\0${file}\0${format}\0${text}`;
+  const known = key ? checked.get(key) : undefined;
+  if (known) return structuredClone(known);
+  const result: FileCheck = { ...checkStrategyText(text, { format, fileName: file, registry: options.registry }), path: abs, format };
+  if (key) {
+    checked.set(key, structuredClone(result));
+    if (checked.size > 64) checked.delete(checked.keys().next().value!);
+  }
+  return result;
 }
+
+/** Recent check results by file and exact text (a few, small). */
+const checked = new Map<string, FileCheck>();
 
 /** Reads, parses and validates a strategy file; throws a StrategyError (STRATEGY_NOT_FOUND too). */
 export async function loadStrategyFile(path: string, options: FileOptions = {}): Promise<LoadedStrategy> {
