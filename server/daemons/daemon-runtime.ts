@@ -307,7 +307,8 @@ export class DaemonRuntime {
 
   private async idleBoundary(): Promise<void> {
     // off the event loop and coalesced: a busy daemon mirrors its newest state, not every one
-    this.writer.schedule(this.rootFiles());
+    this.markBoundary();
+    this.writer.schedule(() => this.rootFiles());
     await this.publish("daemon.snapshotted", {
       summary: clip(`snapshot after ${this.totalIterations} turns, ${this.pending.length} pending`),
       savedAt: new Date().toISOString(),
@@ -348,25 +349,38 @@ export class DaemonRuntime {
     }
   }
 
-  private snapshotFile(savedAt: string): DaemonSnapshot {
-    const recorded = [...this.messages];
+  /** The live state (for the API), or as of the last idle boundary (for the root files). */
+  private snapshotFile(savedAt: string, asOf: "live" | "boundary" = "live"): DaemonSnapshot {
+    const b = asOf === "boundary" ? this.boundary : undefined;
+    const recorded = b ? this.messages.slice(0, b.messages) : [...this.messages];
     return {
       _type: "daemon_snapshot",
       saved_at: savedAt,
-      daemon_state: this.state,
+      daemon_state: b ? "idle" : this.state,
       visible_messages: visibleMessages(recorded),
       recorded_messages: recorded,
       transcript_summary: null,
-      total_iterations: this.totalIterations,
-      idle_backoff_ms: this.idleBackoffMs,
-      watch_state: this.watchState,
+      total_iterations: b ? b.totalIterations : this.totalIterations,
+      idle_backoff_ms: b ? b.idleBackoffMs : this.idleBackoffMs,
+      watch_state: b ? b.watchState : this.watchState,
       loop_status: this.loopStatus ?? null,
-      last_wake_reason: this.lastWakeReason,
+      last_wake_reason: b ? b.lastWakeReason : this.lastWakeReason,
     };
+  }
+
+  /**
+   * What the root files record of the transcript: the state at the last idle boundary (O(1) to
+   * note; messages only grow, and a rolled-back turn truncates to this length).
+   */
+  private boundary = { messages: 0, totalIterations: 0, idleBackoffMs: 0, watchState: {} as WatchState, lastWakeReason: null as DaemonWakeReason | null };
+
+  private markBoundary(): void {
+    this.boundary = { messages: this.messages.length, totalIterations: this.totalIterations, idleBackoffMs: this.idleBackoffMs, watchState: this.watchState, lastWakeReason: this.lastWakeReason };
   }
 
   /** Write daemon.meta.json and daemon.json atomically, now (spawn: nothing else writes yet). */
   persist(): void {
+    this.markBoundary();
     const { files, written } = this.rootFiles();
     for (const [path, value] of files) writeJsonAtomic(path, value);
     written?.();
@@ -374,12 +388,13 @@ export class DaemonRuntime {
 
   /** Wait until the root files hold the current state (stop, end, failure). */
   persistNow(): Promise<void> {
-    return this.writer.writeNow(this.rootFiles());
+    this.markBoundary();
+    return this.writer.writeNow(() => this.rootFiles());
   }
 
   /**
-   * The two root files as of now (copies: later turns do not change them, so a file never holds
-   * half a turn). Once they are on disk, the queue rows done before this state
+   * The two root files, taken when a write starts: the queue as it is then (consistent with
+   * SQLite), the transcript as of the last idle boundary (never half a turn). Once they are on disk, the queue rows done before this state
    * are pruned: never earlier, or a resume from a meta file still listing them as pending would
    * deliver them again.
    */
@@ -388,7 +403,7 @@ export class DaemonRuntime {
     const meta: DaemonMeta = { ...this.meta, pending_events: [...this.pending], inflight_event: this.inflight };
     const files: Array<[string, unknown]> = [
       [join(this.root, META_FILE), meta],
-      [join(this.root, SNAPSHOT_FILE), this.snapshotFile(savedAt)],
+      [join(this.root, SNAPSHOT_FILE), this.snapshotFile(savedAt, "boundary")],
     ];
     this.savedAt = savedAt;
     const open = [this.inflight?.seq, this.pending[0]?.seq].filter((s): s is number => s !== undefined);

@@ -152,17 +152,17 @@ export class RootWriter {
   constructor(private readonly onError: (err: unknown) => void) {}
 
   /**
-   * Write these files soon; a newer request before the write starts replaces this one. The
-   * values are taken as they are now (the caller passes copies), not when the write runs.
+   * Write the files `take()` returns when the write starts (so a busy daemon pays for one copy
+   * per write, not per turn); a newer request before that replaces this one.
    */
-  schedule(files: RootFiles): void {
-    this.next = () => files;
+  schedule(take: () => RootFiles): void {
+    this.next = take;
     this.running ??= this.drain();
   }
 
   /** Schedule, then wait until that state (or a newer one) is on disk; throws a write error. */
-  async writeNow(files: RootFiles): Promise<void> {
-    this.schedule(files);
+  async writeNow(take: () => RootFiles): Promise<void> {
+    this.schedule(take);
     while (this.running) await this.running;
     const failure = this.failure;
     this.failure = undefined;
