@@ -26,7 +26,8 @@ export function AgentPage({ id }: { id: string }) {
   }, id);
   const crumbs = <Link href="/agents" className="hover:underline">Agents</Link>;
   if (agent.isPending) return <PageHeader title="Agent" crumbs={crumbs} description="" />;
-  if (agent.isError || !agent.data) {
+  // a failed refresh (the server restarting) keeps the page as it was: only no data at all is an error
+  if (!agent.data) {
     return (
       <>
         <PageHeader title="Agent" crumbs={crumbs} description="" />
@@ -38,6 +39,7 @@ export function AgentPage({ id }: { id: string }) {
   return (
     <>
       <PageHeader title={a.alias} crumbs={crumbs} description={`${a.provider} · ${a.mode} · ${a.permissionMode}`} actions={<Actions agent={a} />} />
+      {agent.isError && <p className="mt-2 text-xs text-red-600 dark:text-red-400">Refreshing failed; showing the last known state.</p>}
       <div className="mt-4 flex flex-wrap items-center gap-3 text-sm text-zinc-600 dark:text-zinc-400">
         <AgentStatusBadge status={a.status} />
         {a.statusReason && <span data-testid="agent-reason">{a.statusReason}</span>}
