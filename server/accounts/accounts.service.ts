@@ -282,6 +282,11 @@ export class AccountsService {
     return this.rows().filter((r) => r.provider === provider && r.id !== except && !r.invalidReason && (r.exhaustedUntil === null || r.exhaustedUntil <= now)).length;
   }
 
+  /** Every account's label by id (one read for a whole list of agents). */
+  labels(): Map<string, string> {
+    return new Map(this.rows().map((r) => [r.id, r.label]));
+  }
+
   label(accountId: string | null): string | null {
     if (!accountId) return null;
     return this.rows().find((r) => r.id === accountId)?.label ?? null;

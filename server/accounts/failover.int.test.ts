@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentInfo } from "../../shared/agents";
@@ -83,9 +83,10 @@ describe("account failover (real claude)", () => {
     const events = await eventsOf(spawned.id);
     const switched = events.find((e) => e.type === "agent.account_switched");
     expect(switched?.payload).toMatchObject({ from: "a-1", to: "b-1", resumedSession: true });
-    // the session file now lives in B's config dir too
-    const accountsDir = join(w.t.home, "accounts");
-    expect(existsSync(accountsDir)).toBe(true);
+    // the session file was copied into B's config dir (claude: projects/<cwd slug>/<session id>.jsonl)
+    const b = await w.t.client.accounts.get.query({ account: "b-1" });
+    const copied = readdirSync(join(w.t.home, "accounts", b.id), { recursive: true }).map(String);
+    expect(copied.some((p) => p.endsWith(`${done.sessionId}.jsonl`))).toBe(true);
   });
 
   it("an in-band rate_limit_error inside a 200 stream fails over at once (no waiting out the CLI's retries)", async () => {

@@ -85,8 +85,9 @@ export class AgentsService {
     return this.records.all().filter((r) => r.accountId === accountId && (LIVE_STATUSES.includes(r.status) || r.status === "waiting_for_input")).length;
   }
 
-  private info(row: AgentRow): AgentInfo {
-    return { ...toAgentInfo(row), accountLabel: this.opts.accounts?.label(row.accountId) ?? null };
+  private info(row: AgentRow, labels?: Map<string, string>): AgentInfo {
+    const accountLabel = row.accountId ? ((labels ?? this.opts.accounts?.labels())?.get(row.accountId) ?? null) : null;
+    return { ...toAgentInfo(row), accountLabel };
   }
 
   /** The agent a token was issued to (tokens in agents' SWITCHYARD_TOKEN), or null. */
@@ -99,11 +100,12 @@ export class AgentsService {
   }
 
   list(filter: { status?: AgentInfo["status"][]; taskId?: string; phaseId?: string } = {}): AgentInfo[] {
+    const labels = this.opts.accounts?.labels() ?? new Map<string, string>();
     return this.records
       .all()
       .filter((r) => (!filter.status || filter.status.includes(r.status)) && (!filter.taskId || r.taskId === filter.taskId) && (!filter.phaseId || r.phaseId === filter.phaseId))
       .sort((a, b) => b.createdAt - a.createdAt)
-      .map((r) => this.info(r));
+      .map((r) => this.info(r, labels));
   }
 
   /** Every provider adapter, and whether its CLI is installed here. */

@@ -260,8 +260,7 @@ export async function workspaceChanges(ws: Workspace) {
   return {
     dirty: dirty.length > 0,
     files,
-    insertions: files.reduce((s, f) => s + f.insertions, 0),
-    deletions: files.reduce((s, f) => s + f.deletions, 0),
+    ...totals(files),
     commitsAhead: Number(ahead.trim()),
   };
 }
@@ -287,9 +286,18 @@ export async function workspaceDiff(ws: Workspace, opts: { maxBytes?: number } =
     const text = await readFile(join(ws.path, path), "utf8").catch(() => "");
     const lines = text.split("\n");
     if (text.endsWith("\n")) lines.pop();
-    patch += `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join("\n")}\n`;
+    patch += newFilePatch(path, lines);
   }
   return patch.length > max ? { patch: patch.slice(0, max), truncated: true } : { patch, truncated: false };
+}
+
+/** An untracked file as a unified-diff "new file" entry. */
+function newFilePatch(path: string, lines: string[]): string {
+  return `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join("\n")}\n`;
+}
+
+function totals(files: FileChange[]): { insertions: number; deletions: number } {
+  return { insertions: files.reduce((n, f) => n + f.insertions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0) };
 }
 
 /** Files with their +/- (`git diff --numstat`) and status letter (`--name-status`). */
@@ -317,7 +325,7 @@ async function branchChanges(ws: Workspace) {
   ]);
   const files = fileChanges(numstat, names);
   const commitsAhead = Number((await git(["rev-list", "--count", `${ws.baseCommit}..${ws.branch}`], { cwd })).trim());
-  return { dirty: false, files, insertions: files.reduce((n, f) => n + f.insertions, 0), deletions: files.reduce((n, f) => n + f.deletions, 0), commitsAhead };
+  return { dirty: false, files, ...totals(files), commitsAhead };
 }
 
 /** Commits on the worktree's branch beyond its base commit (0 when the branch is gone). */
@@ -378,14 +386,13 @@ export async function workspaceSummary(ws: Workspace, opts: { maxBytes: number }
     const lines = text.split("\n");
     if (text.endsWith("\n")) lines.pop();
     files.push({ path, status: "?", insertions: lines.length, deletions: 0 });
-    if (patch.length <= opts.maxBytes) patch += `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join("\n")}\n`;
+    if (patch.length <= opts.maxBytes) patch += newFilePatch(path, lines);
   }
   const truncated = patch.length > opts.maxBytes;
   return {
     dirty: dirty.length > 0,
     files,
-    insertions: files.reduce((n, f) => n + f.insertions, 0),
-    deletions: files.reduce((n, f) => n + f.deletions, 0),
+    ...totals(files),
     commitsAhead: Number(ahead.trim()),
     patch: truncated ? patch.slice(0, opts.maxBytes) : patch,
     truncated,

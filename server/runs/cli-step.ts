@@ -95,15 +95,8 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
 
   // continue_run (or a later cycle pass) goes on with the same agent session in the same worktree
   const previous = (run.history.get(agentName) ?? []).findLast((r) => r.cliAgentId);
-  let reuse: AgentInfo | null = null;
-  if (previous?.cliAgentId) {
-    try {
-      const a = agents.get(previous.cliAgentId);
-      if (!["starting", "running", "waiting_for_input", "waiting_for_account"].includes(a.status) && a.sessionId) reuse = a;
-    } catch {
-      reuse = null;
-    }
-  }
+  const before = previous?.cliAgentId ? findAgent(agents, previous.cliAgentId) : null;
+  const reuse = before && !["starting", "running", "waiting_for_input", "waiting_for_account"].includes(before.status) && before.sessionId ? before : null;
   const afterId = bus.lastId;
   let info: AgentInfo;
   // after a server restart mid-step: the agent this step started runs on detached; follow it again
