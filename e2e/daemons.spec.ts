@@ -40,6 +40,8 @@ function countTriggerCalls(page: Page): () => number {
 const status = (page: Page) => page.getByTestId("daemon-facts").getByTestId("daemon-status");
 
 test("spawn a daemon from the form, trigger it three times, watch the queue drain and the turns, stop and resume it", async ({ page, yard }) => {
+  // a long walk through the page (about 20 s alone; CI runs two workers on two cores)
+  test.setTimeout(120_000);
   const triggerCalls = countTriggerCalls(page);
   await page.goto("/daemons");
   await expect(page.getByRole("heading", { name: "No daemons yet" })).toBeVisible();

@@ -39,8 +39,10 @@ describe("agents across a kill -9 of the server", () => {
         }),
       ),
     );
-    // let them write for a while, then kill the server hard mid-stream
-    await new Promise((r) => setTimeout(r, 700));
+    // once all ten write (a busy machine starts them slowly), let them go on a little, then kill the
+    // server hard mid-stream
+    await Promise.all(agents.map((a) => waitForAgent(client, a.id, ["running", "idle", "crashed", "stopped", "waiting_for_input"], 30_000)));
+    await new Promise((r) => setTimeout(r, 300));
     const before = await Promise.all(agents.map((a) => client.agents.get.query({ agentId: a.id })));
     expect(before.every((a) => a.status === "running")).toBe(true);
     expect(await server.kill("SIGKILL")).toBe(null);
