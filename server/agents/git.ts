@@ -15,6 +15,38 @@ export function git(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv
   });
 }
 
+/**
+ * Several git commands in one child process, run one after the other: their outputs, in order.
+ * A fork of this (large) process costs more than the git commands themselves, so reads that go
+ * together share one. Arguments travel as positional parameters, never inside the script.
+ * Rejects with the first failing command's error; outputs must not contain NUL bytes.
+ */
+export function gitMany(commands: string[][], opts: { cwd: string; maxBuffer?: number }): Promise<string[]> {
+  const script = ["set -e"];
+  const params: string[] = [];
+  commands.forEach((args, i) => {
+    const refs = args.map((arg) => {
+      params.push(arg);
+      return `"\${${params.length}}"`;
+    });
+    script.push(`git ${refs.join(" ")}`);
+    if (i < commands.length - 1) script.push("printf '\\0'");
+  });
+  return new Promise((resolve, reject) => {
+    const child = execFile("sh", ["-c", script.join("\n"), "sh", ...params], { cwd: opts.cwd, env: process.env, maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) {
+        const msg = (stderr || err.message).toString().trim();
+        reject(Object.assign(new Error(`git failed: ${msg}`), { stderr: msg, exitCode: (err as { code?: number }).code }));
+        return;
+      }
+      const parts = stdout.toString().split("\0");
+      if (parts.length !== commands.length) reject(new Error(`git: expected ${commands.length} outputs, got ${parts.length}`));
+      else resolve(parts);
+    });
+    child.stdin?.end();
+  });
+}
+
 /** The top level of the repository containing `dir`, or null when it is not in one. */
 export async function repoRootOf(dir: string): Promise<string | null> {
   try {

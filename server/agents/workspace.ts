@@ -4,7 +4,7 @@ import { appendFile, cp, mkdir, readFile, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, normalize, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { DomainError } from "../errors";
-import { git, repoRootOf } from "./git";
+import { git, gitMany, repoRootOf } from "./git";
 
 export interface WorkspaceRequest {
   /** <SWITCHYARD_HOME>/worktrees */
@@ -359,11 +359,14 @@ export async function workspaceSummary(ws: Workspace, opts: { maxBytes: number }
     const [changes, diff] = await Promise.all([workspaceChanges(ws), workspaceDiff(ws, { maxBytes: opts.maxBytes })]);
     return { ...changes, ...diff };
   }
-  const [tracked, status, ahead] = await Promise.all([
-    git(["diff", "--no-color", "--no-ext-diff", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path }),
-    git(["status", "--porcelain", "--untracked-files=all"], { cwd: ws.path }),
-    git(["rev-list", "--count", `${ws.baseCommit}..HEAD`], { cwd: ws.path }),
-  ]);
+  const [tracked, status, ahead] = (await gitMany(
+    [
+      ["diff", "--no-color", "--no-ext-diff", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`],
+      ["status", "--porcelain", "--untracked-files=all"],
+      ["rev-list", "--count", `${ws.baseCommit}..HEAD`],
+    ],
+    { cwd: ws.path },
+  )) as [string, string, string];
   const files: FileChange[] = [];
   for (const part of tracked.split(/^(?=diff --git )/m)) {
     const header = /^diff --git a\/(.+?) b\/(.+)$/m.exec(part);

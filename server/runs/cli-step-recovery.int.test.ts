@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../shared/events";
 import { createSwitchyardClient } from "../client";
 import { makeRepo } from "../testing/agents-world";
@@ -15,8 +15,12 @@ import { removeHome, spawnServer, tempHome, type ServerProcess } from "../testin
 const home = tempHome();
 const repo = makeRepo("switchyard-cli-recovery-");
 let server: ServerProcess | undefined;
-afterAll(async () => {
+// each test ends with its restarted server stopped, or it would outlive the test run
+afterEach(async () => {
   await server?.kill("SIGKILL");
+  server = undefined;
+});
+afterAll(() => {
   removeHome(home);
   removeHome(repo);
 });
