@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createSwitchyardClient } from "../client";
+import { CommaClient } from "../testing/comma-client";
 import { makeRepo } from "../testing/agents-world";
 import { fakeAgentPrompt } from "../testing/fake-agent";
 import { removeHome, spawnServer, tempHome } from "../testing/server-harness";
@@ -15,20 +16,15 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 /**
  * The cost of a `type: cli` step: a one-step strategy whose step is the fake agent, against
  * spawning the same fake agent directly (both create a worktree, run the CLI to its result and
  * persist its output), against `git worktree add` alone in the same repository. The goal: the
  * step's overhead over the direct spawn stays under 1.5x of one bare `git worktree add`.
- * Each is the median of `rounds` sequential runs; both poll for the end every 5 ms.
+ * Each is the median of `rounds` sequential runs. Both wait as a client does, on events, not by
+ * polling (a poll loop costs CPU on this 2-core machine, and only the step's start returns before
+ * its worktree exists): the direct spawn on the `agents.onUpdate` stream until its agent.idle, the
+ * step over the Comma WebSocket (prepare_run, start_run) until strategy_completed.
  */
 export async function benchCliStep(options: { rounds?: number } = {}): Promise<BenchRow[]> {
   const rounds = options.rounds ?? 15;
@@ -53,24 +49,46 @@ export async function benchCliStep(options: { rounds?: number } = {}): Promise<B
       await run("git", ["worktree", "add", "-q", "-b", `bench/bare-${i}`, join(home, "bare", String(i)), "HEAD"], { cwd: repo });
       bare.push(performance.now() - t0);
     }
+    // agents that reached idle, and who waits for which
+    const idle = new Set<string>();
+    const waiting = new Map<string, () => void>();
+    const updates = api.agents.onUpdate.subscribe(
+      {},
+      {
+        onData: ({ data }) => {
+          for (const e of data.events) {
+            const id = e.scope.agentId;
+            if (e.type !== "agent.idle" || !id) continue;
+            idle.add(id);
+            waiting.get(id)?.();
+          }
+        },
+      },
+    );
+    const untilIdle = (id: string) => (idle.has(id) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(id, resolve)));
+    const ws = await CommaClient.connect(server.url);
     const direct: number[] = [];
     const step: number[] = [];
-    for (let i = 0; i < rounds; i++) {
-      // alternate, so drift on a busy machine hits both alike
-      let t0 = performance.now();
-      const agent = await api.agents.spawn.mutate({ provider: "fake", repo, prompt });
-      await until(async () => (await api.agents.get.query({ agentId: agent.id })).status === "idle");
-      direct.push(performance.now() - t0);
+    try {
+      for (let i = 0; i < rounds; i++) {
+        // alternate, so drift on a busy machine hits both alike
+        let t0 = performance.now();
+        const agent = await api.agents.spawn.mutate({ provider: "fake", repo, prompt });
+        await untilIdle(agent.id);
+        direct.push(performance.now() - t0);
 
-      t0 = performance.now();
-      const { runId } = await api.runs.prepare.mutate({ strategyPath, cwd: repo });
-      await api.runs.start.mutate({ runId, input: prompt });
-      await until(async () => {
-        const r = await api.runs.get.query({ runId });
-        if (r.status === "error" || r.status === "cancelled") throw new Error(`the run ended ${r.status}: ${JSON.stringify(r.error)}`);
-        return r.status === "completed";
-      });
-      step.push(performance.now() - t0);
+        t0 = performance.now();
+        const prepared = await ws.request({ type: "prepare_run", strategyPath, cwd: repo });
+        const runId = prepared.runId as string;
+        const from = ws.frames.length;
+        ws.send({ type: "start_run", runId, input: prompt });
+        const end = await ws.waitFor((f) => f.runId === runId && (f.type === "strategy_completed" || f.type === "strategy_error"), 60_000, from);
+        if (end.type !== "strategy_completed") throw new Error(`the run failed: ${JSON.stringify(end)}`);
+        step.push(performance.now() - t0);
+      }
+    } finally {
+      updates.unsubscribe();
+      ws.close();
     }
     const b = median(bare);
     const d = median(direct);
