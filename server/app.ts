@@ -13,7 +13,7 @@ import { healthOf } from "./http/health";
 import { registerLogin } from "./http/login";
 import { createGuard, LoginCodes } from "./http/security";
 import { registerDashboard } from "./http/static";
-import { createLogger, type Logger } from "./log";
+import { createLogger, routeModelWarnings, type Logger } from "./log";
 import { createRedactor } from "./redact";
 import type { Context, Services } from "./trpc/context";
 import { appRouter, type AppRouter } from "./trpc/router";
@@ -67,6 +67,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   }
   const redact = createRedactor(secretsOf(config));
   const log = createLogger({ level: config.logLevel, redact, stream: deps.logStream });
+  routeModelWarnings(log);
   const db = openDb({ path: config.dbPath, migrationsDir: config.migrationsDir, durability: config.durability });
   const bus = new EventBus(new EventStore(db));
 

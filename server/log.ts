@@ -22,3 +22,20 @@ export function createLogger(opts: { level: string; redact: (text: string) => st
     destination,
   );
 }
+
+/**
+ * The AI SDK's warnings (an unsupported setting, a model it does not know) go to our log instead
+ * of the console: the first time each is seen at warn, after that at debug (one per model call
+ * would flood the log).
+ */
+export function routeModelWarnings(log: Logger): void {
+  const seen = new Set<string>();
+  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = (o: { warnings: unknown[]; provider?: string; model?: string }) => {
+    for (const warning of o.warnings) {
+      const key = `${o.provider}/${o.model}:${JSON.stringify(warning)}`;
+      const first = !seen.has(key);
+      if (first && seen.size < 1000) seen.add(key);
+      log[first ? "warn" : "debug"]({ provider: o.provider, model: o.model, warning }, "model warning");
+    }
+  };
+}

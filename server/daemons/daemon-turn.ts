@@ -1,4 +1,5 @@
 import { stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
+import { captureFinish, onlyFullStream } from "../models/finish";
 import type { DaemonMeta } from "./persist";
 
 /** One agent call of a daemon: streamText on the resolved model with the conversation so far. */
@@ -32,6 +33,7 @@ export async function runDaemonTurn(
   const { model } = deps.resolveModel(meta.options.model);
   const names = meta.options.tools ?? [];
   const built = names.length > 0 && deps.buildTools ? deps.buildTools(names, { cwd: root, agentName: meta.name, signal }) : undefined;
+  const finish = captureFinish();
   const result = streamText({
     model,
     system: meta.system ?? undefined,
@@ -42,13 +44,14 @@ export async function runDaemonTurn(
     maxRetries: 1,
     // errors are read from fullStream below; the default handler would print them to stderr
     onError: () => {},
+    onFinish: finish.onFinish,
   });
   let failure: unknown;
-  for await (const part of result.fullStream) {
+  for await (const part of onlyFullStream(result)) {
     if (part.type === "error") failure = part.error;
   }
   if (signal.aborted) return { text: "", responseMessages: [] };
   if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
-  const [text, response] = await Promise.all([result.text, result.response]);
-  return { text, responseMessages: response.messages as ModelMessage[] };
+  const { text, response } = finish.result();
+  return { text, responseMessages: response.messages };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { jsonSchema, Output, stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
+import { captureFinish, onlyFullStream } from "../models/finish";
 import type { AgentCallRecord, StreamEvent, Usage } from "../../shared/runs";
 import { isCliAgent, isLlmAgent, isUserAgent, type LlmAgent, type UserAgent } from "../../shared/strategy";
 import { DomainError } from "../errors";
@@ -137,6 +138,7 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
   }
   const tools = built?.tools;
   const o = agent.modelOptions ?? {};
+  const finish = captureFinish();
   const result = streamText({
     model: resolved.model,
     system: renderSystemPrompt(agent, { input, agentName, cwd: run.config.cwd, date: new Date().toISOString().slice(0, 10) }),
@@ -157,11 +159,14 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
     maxRetries: 1,
     // errors are read from fullStream below; the default handler would print them to stderr
     onError: () => {},
+    // the answer as a whole, taken here: the result's own promises (text, response, ...) would
+    // each replay the whole buffered stream once more (see server/models/finish.ts)
+    onFinish: finish.onFinish,
   });
 
   let lastStepUsage: Record<string, unknown> | undefined;
   let failure: unknown;
-  for await (const part of result.fullStream) {
+  for await (const part of onlyFullStream(result)) {
     switch (part.type) {
       case "start-step":
         stream({ type: "step-start" });
@@ -209,7 +214,7 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
   if (run.signal.aborted) throw new RunCancelledError();
   if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
 
-  const [rawText, totalUsage, finishReason, response] = await Promise.all([result.text, result.totalUsage, result.finishReason, result.response]);
+  const { text: rawText, totalUsage, finishReason, response } = finish.result();
   const text = agent.outputSchema ? await structuredText(result.output, agentName) : rawText;
   const usage = toUsage(totalUsage);
   run.addUsage(usage);
