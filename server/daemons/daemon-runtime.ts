@@ -5,7 +5,7 @@ import type { EventPayload } from "../../shared/events";
 import type { DaemonLoopStatus, DaemonStatus } from "../../shared/statuses";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
-import { META_FILE, RootWriter, SNAPSHOT_FILE, writeJsonAtomic, type DaemonMeta, type DaemonSnapshot, type RootFiles } from "./persist";
+import { jsonWithArrays, META_FILE, RootWriter, SNAPSHOT_FILE, writeJsonAtomic, type DaemonMeta, type DaemonSnapshot, type RootFiles } from "./persist";
 import { runDaemonTurn, visibleMessages, type DaemonToolsFactory } from "./daemon-turn";
 import type { DaemonQueueStore } from "./queue-store";
 import { changedPaths, scanWatchPaths, type WatchState } from "./watch";
@@ -382,7 +382,7 @@ export class DaemonRuntime {
   persist(): void {
     this.markBoundary();
     const { files, written } = this.rootFiles();
-    for (const [path, value] of files) writeJsonAtomic(path, value);
+    for (const [path, text] of files) writeJsonAtomic(path, text);
     written?.();
   }
 
@@ -398,12 +398,16 @@ export class DaemonRuntime {
    * are pruned: never earlier, or a resume from a meta file still listing them as pending would
    * deliver them again.
    */
+  /** JSON of queued events and transcript messages, made once each (see jsonWithArrays). */
+  private readonly jsonCache = new WeakMap<object, string>();
+
   private rootFiles(): RootFiles {
     const savedAt = new Date().toISOString();
-    const meta: DaemonMeta = { ...this.meta, pending_events: [...this.pending], inflight_event: this.inflight };
-    const files: Array<[string, unknown]> = [
-      [join(this.root, META_FILE), meta],
-      [join(this.root, SNAPSHOT_FILE), this.snapshotFile(savedAt, "boundary")],
+    const { pending_events: _stale, ...meta } = this.meta;
+    const { visible_messages: visible, recorded_messages: recorded, ...snapshot } = this.snapshotFile(savedAt, "boundary");
+    const files: Array<[string, string]> = [
+      [join(this.root, META_FILE), jsonWithArrays({ ...meta, inflight_event: this.inflight }, { pending_events: this.pending }, this.jsonCache)],
+      [join(this.root, SNAPSHOT_FILE), jsonWithArrays(snapshot, { visible_messages: visible as object[], recorded_messages: recorded as object[] }, this.jsonCache)],
     ];
     this.savedAt = savedAt;
     const open = [this.inflight?.seq, this.pending[0]?.seq].filter((s): s is number => s !== undefined);

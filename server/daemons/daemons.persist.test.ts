@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DomainError } from "../errors";
+import { jsonWithArrays, RootWriter } from "./persist";
 import { daemonHarness, waitFor, type DaemonHarness } from "./test-support";
 
 let h: DaemonHarness;
@@ -171,5 +172,46 @@ describe("DaemonsService: persistence", () => {
     expect(h.service.list()).toEqual([]);
     expect(() => readFileSync(join(d.persist_path, "daemon.json"))).toThrow();
     expect((await caught(h.service.delete(d.id))).code).toBe("DAEMON_NOT_FOUND");
+  });
+});
+
+describe("jsonWithArrays", () => {
+  it("is the JSON of the whole object, arrays appended, each item serialized once", () => {
+    const cache = new WeakMap<object, string>();
+    const a = { seq: 1, payload: { text: 'quote " and \\ backslash' } };
+    const b = { seq: 2, payload: "two" };
+    const head = { _type: "daemon_meta", name: 'has "pending_events":[] inside', inflight_event: null };
+    const text = jsonWithArrays(head, { pending_events: [a, b], more: [] }, cache);
+    expect(JSON.parse(text)).toEqual({ ...head, pending_events: [a, b], more: [] });
+    expect(cache.get(a)).toBe(JSON.stringify(a));
+    // a cached item is not serialized again (a changed object would show its old text)
+    (a as { seq: number }).seq = 99;
+    expect(JSON.parse(jsonWithArrays({}, { q: [a] }, cache))).toEqual({ q: [{ seq: 1, payload: a.payload }] });
+  });
+});
+
+describe("RootWriter", () => {
+  it("pauses between writes in proportion to how long a write takes, and a caller who waits cuts the pause short", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-rootwriter-"));
+    try {
+      const path = join(dir, "f.json");
+      const errors: unknown[] = [];
+      // a tiny duty cycle: after any write, the next one waits (practically) forever
+      const writer = new RootWriter((err) => errors.push(err), 0.000001);
+      const files = (n: number) => () => ({ files: [[path, JSON.stringify({ n })]] as Array<[string, string]> });
+      writer.schedule(files(1));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ n: 1 });
+      writer.schedule(files(2));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ n: 1 }); // paused
+      const t0 = performance.now();
+      await writer.writeNow(files(3));
+      expect(performance.now() - t0).toBeLessThan(2000);
+      expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ n: 3 }); // the newest state, at once
+      expect(errors).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -51,14 +51,14 @@ export const DaemonSnapshot = z.object({
 });
 export type DaemonSnapshot = z.infer<typeof DaemonSnapshot>;
 
-/** Write JSON atomically: a temp file beside the target, fsync, rename, fsync the directory. */
-export function writeJsonAtomic(path: string, value: unknown): void {
+/** Write JSON text atomically: a temp file beside the target, fsync, rename, fsync the directory. */
+export function writeJsonAtomic(path: string, text: string): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`);
   const fd = openSync(tmp, "w");
   try {
-    writeSync(fd, JSON.stringify(value));
+    writeSync(fd, text);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -142,14 +142,50 @@ export async function writeJsonAtomicAsync(path: string, body: string): Promise<
  * newest wins; no older state ever lands after a newer one). The queue itself is durable in
  * SQLite; these files mirror it, so a busy daemon does not rewrite them once per trigger.
  */
-export type RootFiles = { files: Array<[string, unknown]>; /** Runs once these files are on disk. */ written?: () => void };
+export type RootFiles = { /** Path and JSON text. */ files: Array<[string, string]>; /** Runs once these files are on disk. */ written?: () => void };
+
+/**
+ * JSON text of `head` (an object) with array fields appended, each item's JSON cached by identity:
+ * queued events and transcript messages never change once made, and a daemon with a long queue
+ * or transcript would otherwise serialize all of it again at every idle boundary.
+ */
+export function jsonWithArrays(head: object, arrays: Record<string, readonly object[]>, cache: WeakMap<object, string>): string {
+  let text = JSON.stringify(head);
+  const parts: string[] = [];
+  for (const [key, items] of Object.entries(arrays)) {
+    const json = items.map((item) => {
+      let s = cache.get(item);
+      if (s === undefined) {
+        s = JSON.stringify(item);
+        cache.set(item, s);
+      }
+      return s;
+    });
+    parts.push(`${JSON.stringify(key)}:[${json.join(",")}]`);
+  }
+  if (parts.length > 0) text = `${text.slice(0, -1)}${text.length > 2 ? "," : ""}${parts.join(",")}}`;
+  return text;
+}
 
 export class RootWriter {
   private next: (() => RootFiles) | null = null;
   private running: Promise<void> | null = null;
   private failure: unknown;
+  /** Ends the pause between two writes early (a caller waits for the files). */
+  private hurry: (() => void) | null = null;
+  /** When the next write may start (performance.now()). */
+  private notBefore = 0;
 
-  constructor(private readonly onError: (err: unknown) => void) {}
+  /**
+   * `dutyCycle`: the most of the time the writer spends writing. After a write that took d ms the
+   * next waits until (1 / dutyCycle - 1) * d ms have passed: the files of a daemon with a short
+   * queue are written at every idle boundary; those of one with a long backlog (a meta file of
+   * thousands of entries) no longer take the server's time from acknowledging triggers.
+   */
+  constructor(
+    private readonly onError: (err: unknown) => void,
+    private readonly dutyCycle = 0.25,
+  ) {}
 
   /**
    * Write the files `take()` returns when the write starts (so a busy daemon pays for one copy
@@ -163,6 +199,7 @@ export class RootWriter {
   /** Schedule, then wait until that state (or a newer one) is on disk; throws a write error. */
   async writeNow(take: () => RootFiles): Promise<void> {
     this.schedule(take);
+    this.hurry?.();
     while (this.running) await this.running;
     const failure = this.failure;
     this.failure = undefined;
@@ -172,17 +209,29 @@ export class RootWriter {
   private async drain(): Promise<void> {
     try {
       while (this.next) {
+        const pause = this.notBefore - performance.now();
+        if (pause > 0) await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pause);
+          this.hurry = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.hurry = null;
         const take = this.next;
         this.next = null;
+        const started = performance.now();
         try {
           const { files, written } = take();
-          for (const [path, value] of files) await writeJsonAtomicAsync(path, JSON.stringify(value));
+          for (const [path, text] of files) await writeJsonAtomicAsync(path, text);
           this.failure = undefined;
           written?.();
         } catch (err) {
           this.failure = err;
           this.onError(err);
         }
+        const ended = performance.now();
+        this.notBefore = ended + (ended - started) * (1 / this.dutyCycle - 1);
       }
     } finally {
       this.running = null;
