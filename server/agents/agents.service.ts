@@ -28,6 +28,7 @@ import type { ProviderAdapter } from "./providers/types";
 import { commitsAhead, createWorkspace, dirtyFiles, removeWorkspace, restoreWorktree, withRepoLock, workspaceChanges, workspaceDiff, workspaceSummary, type Workspace } from "./workspace";
 import { git } from "./git";
 import { diskUsage, isMergedInto } from "./disk";
+import { Limiter } from "./limiter";
 
 export type AgentsConfig = Pick<Config, "home" | "agentCleanup" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey">;
 
@@ -61,6 +62,11 @@ export class AgentsService {
   readonly approvals: AgentApprovals;
   private readonly records: AgentRecords;
   private readonly live = new Map<string, AgentSession>();
+  /**
+   * Worktree cleanups at idle, two at a time: each forks git a few times, and a hundred agents
+   * finishing together would otherwise stall the event loop (and every live log) in one burst.
+   */
+  private readonly cleanups = new Limiter(2);
   /** Completion handling in progress, per agent (stop() waits for it). */
   private readonly finishing = new Map<string, Promise<void>>();
   private readonly secret: Buffer;
@@ -459,7 +465,7 @@ export class AgentsService {
         const result = row.runReason === "commit_request" && row.result ? row.result : decision.result;
         this.records.update(id, { ...base, status: "idle", statusReason: decision.note ?? null, result, missingSignalRetries: 0 });
         await this.publish(id, "agent.idle", { result });
-        await this.cleanupIdle(id).catch((err: unknown) => this.opts.log.warn({ err, agentId: id }, "worktree cleanup failed"));
+        await this.cleanups.run(() => this.cleanupIdle(id)).catch((err: unknown) => this.opts.log.warn({ err, agentId: id }, "worktree cleanup failed"));
         this.measureDisk(id);
         break;
       }
