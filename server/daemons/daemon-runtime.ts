@@ -392,15 +392,15 @@ export class DaemonRuntime {
     return this.writer.writeNow(() => this.rootFiles());
   }
 
-  /**
-   * The two root files, taken when a write starts: the queue as it is then (consistent with
-   * SQLite), the transcript as of the last idle boundary (never half a turn). Once they are on disk, the queue rows done before this state
-   * are pruned: never earlier, or a resume from a meta file still listing them as pending would
-   * deliver them again.
-   */
   /** JSON of queued events and transcript messages, made once each (see jsonWithArrays). */
   private readonly jsonCache = new WeakMap<object, string>();
 
+  /**
+   * The two root files, taken when a write starts: the queue as it is then (consistent with
+   * SQLite), the transcript as of the last idle boundary (never half a turn). Once they are on
+   * disk, the queue rows done before this state are pruned: never earlier, or a resume from a
+   * meta file still listing them as pending would deliver them again.
+   */
   private rootFiles(): RootFiles {
     const savedAt = new Date().toISOString();
     const { pending_events: _stale, ...meta } = this.meta;
