@@ -9,7 +9,8 @@ export default defineConfig({
   outputDir: "test-results/e2e",
   globalSetup: "./e2e/global-setup.ts",
   fullyParallel: false,
-  workers: 2,
+  // one at a time in CI: each test runs a server and a browser, and CI has two cores
+  workers: process.env.CI ? 1 : 2,
   retries: 0,
   forbidOnly: !!process.env.CI,
   timeout: 60_000,

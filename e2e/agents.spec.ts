@@ -112,7 +112,9 @@ test("a 1,000,000-line log opens at once, keeps under 300 rows in the DOM, and j
     await expect(log).toHaveAttribute("data-virtual", "true");
     await expect(log.locator('[data-testid="agent-log-line"]').filter({ hasText: "line 999999" }).first()).toBeVisible();
     const firstLineMs = Date.now() - started;
-    expect(firstLineMs).toBeLessThan(5_000); // the bench measures it precisely; here: it does not load the whole log
+    // the bench measures it precisely; here only that the page does not load the whole log (which
+    // takes minutes), with room for a busy CI machine
+    expect(firstLineMs).toBeLessThan(15_000);
     expect(await log.locator('[data-testid="agent-log-line"]').count()).toBeLessThan(300);
     await page.getByRole("button", { name: "Start", exact: true }).click();
     await expect(log.locator('[data-line="0"]')).toContainText("session");

@@ -8,7 +8,7 @@ const ARTIFACTS = resolve(import.meta.dirname, "artifacts");
 mkdirSync(ARTIFACTS, { recursive: true });
 
 /** mock/echo streams 6 characters every 10 ms: a payload this long keeps a turn busy for ~2.5 s. */
-const long = (label: string) => `${label}: ${"lorem ipsum ".repeat(125)}`.trim();
+const long = (label: string, words = 125) => `${label}: ${"lorem ipsum ".repeat(words)}`.trim();
 
 /** The whole page in both themes; the viewport grows to the page so the sticky sidebar spans it. */
 async function screenshotBothThemes(page: Page, name: string) {
@@ -89,8 +89,9 @@ test("spawn a daemon from the form, trigger it three times, watch the queue drai
   expect(triggerCalls()).toBe(0);
   await expect(page.locator('[data-testid="daemon-event"][data-type="daemon.triggered"]')).toHaveCount(0);
 
-  // Three triggers (two texts and a JSON object), sent while the first is still being answered.
-  const sent = [long("first"), `{"n": 2, "note": "${"json ".repeat(200).trim()}"}`, long("third")];
+  // Three triggers (two texts and a JSON object), sent while the first is still being answered
+  // (mock/echo streams it for about 8 s: long enough for a slow machine to send the other two).
+  const sent = [long("first", 400), `{"n": 2, "note": "${"json ".repeat(200).trim()}"}`, long("third")];
   for (const [i, text] of sent.entries()) {
     await payload.fill(text);
     await page.getByRole("button", { name: "Send trigger" }).click();
@@ -102,10 +103,10 @@ test("spawn a daemon from the form, trigger it three times, watch the queue drai
   await expect.poll(() => queueRows(page), { timeout: 5000 }).toEqual([[0, "inflight"], [1, "pending"], [2, "pending"]]);
   await expect(page.getByTestId("daemon-queue-depth")).toHaveText(/^3 queued of 16$/);
   await expect(page.getByTestId("daemon-queue-item").nth(1)).toContainText('{"n":2,"note":"json json');
-  await expect.poll(() => queueRows(page), { timeout: 10_000 }).toEqual([[1, "inflight"], [2, "pending"]]);
+  await expect.poll(() => queueRows(page), { timeout: 20_000 }).toEqual([[1, "inflight"], [2, "pending"]]);
 
   // It drains; each trigger gets its turn, in order.
-  await expect(page.getByTestId("daemon-queue-depth")).toHaveText(/^0 queued/, { timeout: 20_000 });
+  await expect(page.getByTestId("daemon-queue-depth")).toHaveText(/^0 queued/, { timeout: 30_000 });
   await expect(page.getByTestId("daemon-queue")).toContainText("Empty");
   const turns = page.getByTestId("daemon-turn");
   await expect(turns).toHaveCount(4);
