@@ -23,7 +23,8 @@ afterAll(async () => {
   removeHome(repo);
 });
 
-const LINES = 400;
+// 5 s of output each: all still write when the server is killed, however slowly they started
+const LINES = 1000;
 
 describe("agents across a kill -9 of the server", () => {
   it("re-attaches live agents after a restart: all finish, logs complete and in order", async () => {
