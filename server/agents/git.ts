@@ -2,11 +2,16 @@ import { execFile } from "node:child_process";
 
 /** Run git without a shell, stdin ignored; resolves with stdout, rejects with git's own message. */
 export function git(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; maxBuffer?: number }): Promise<string> {
+  return run("git", args, opts, `git ${args[0]}`);
+}
+
+/** `file args` with stdin closed: stdout, or an error carrying stderr and the exit code. */
+function run(file: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; maxBuffer?: number }, label: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile("git", args, { cwd: opts.cwd, env: opts.env ?? process.env, maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const child = execFile(file, args, { cwd: opts.cwd, env: opts.env ?? process.env, maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) {
         const msg = (stderr || err.message).toString().trim();
-        reject(Object.assign(new Error(`git ${args[0]} failed: ${msg}`), { stderr: msg, exitCode: (err as { code?: number }).code }));
+        reject(Object.assign(new Error(`${label} failed: ${msg}`), { stderr: msg, exitCode: (err as { code?: number }).code }));
         return;
       }
       resolve(stdout.toString());
@@ -21,7 +26,7 @@ export function git(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv
  * together share one. Arguments travel as positional parameters, never inside the script.
  * Rejects with the first failing command's error; outputs must not contain NUL bytes.
  */
-export function gitMany(commands: string[][], opts: { cwd: string; maxBuffer?: number }): Promise<string[]> {
+export async function gitMany(commands: string[][], opts: { cwd: string }): Promise<string[]> {
   const script = ["set -e"];
   const params: string[] = [];
   commands.forEach((args, i) => {
@@ -32,19 +37,9 @@ export function gitMany(commands: string[][], opts: { cwd: string; maxBuffer?: n
     script.push(`git ${refs.join(" ")}`);
     if (i < commands.length - 1) script.push("printf '\\0'");
   });
-  return new Promise((resolve, reject) => {
-    const child = execFile("sh", ["-c", script.join("\n"), "sh", ...params], { cwd: opts.cwd, env: process.env, maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) {
-        const msg = (stderr || err.message).toString().trim();
-        reject(Object.assign(new Error(`git failed: ${msg}`), { stderr: msg, exitCode: (err as { code?: number }).code }));
-        return;
-      }
-      const parts = stdout.toString().split("\0");
-      if (parts.length !== commands.length) reject(new Error(`git: expected ${commands.length} outputs, got ${parts.length}`));
-      else resolve(parts);
-    });
-    child.stdin?.end();
-  });
+  const parts = (await run("sh", ["-c", script.join("\n"), "sh", ...params], opts, "git")).split("\0");
+  if (parts.length !== commands.length) throw new Error(`git: expected ${commands.length} outputs, got ${parts.length}`);
+  return parts;
 }
 
 /** The top level of the repository containing `dir`, or null when it is not in one. */
