@@ -23,6 +23,11 @@ beforeAll(async () => {
   t = await startTestServer();
   cwd = tempHome("switchyard-cli-cwd-");
   writeFileSync(join(cwd, "ok.yaml"), `name: Ok\nversion: "1.0"\nagents:\n  a: {model: mock/demo, systemPrompt: "SAY[hello from the cli run]"}\n  b: {model: mock/echo}\nflow: {type: sequential, steps: [{agent: a}, {agent: b}]}\n`);
+  // a broadcast whose second agent finishes long before the first, then one more step
+  writeFileSync(
+    join(cwd, "fan.yaml"),
+    `name: Fan\nversion: "1.0"\nagents:\n  slow: {model: mock/demo, systemPrompt: "DELAY[60] LONG[12]"}\n  quick: {model: mock/demo, systemPrompt: "SAY[the quick one]"}\n  after: {model: mock/demo, systemPrompt: "SAY[after the broadcast]"}\nflow:\n  type: sequential\n  steps:\n    - type: broadcast\n      steps: [{agent: slow}, {agent: quick}]\n    - agent: after\n`,
+  );
   writeFileSync(join(cwd, "bad.yaml"), `name: Bad\nversion: "1.0"\nagents:\n  a: {model: nowhere/model}\nflow: {type: sequential, steps: [{agent: a}]}\n`);
 });
 
@@ -42,6 +47,30 @@ describe("yard run", () => {
     const { out: listed, code: listCode } = await runYard(["runs", "--cwd", cwd]);
     expect(listCode).toBe(0);
     expect(listed).toMatch(/completed\s+\S+\s+Ok/);
+  });
+
+  it("a broadcast whose second agent finishes first: yard run and yard continue print every agent and the steps after it", async () => {
+    const expectAll = (out: string) => {
+      expect(out).toContain("── slow (mock/demo)");
+      expect(out).toContain("t11");
+      expect(out).toContain("── quick (mock/demo)");
+      expect(out).toContain("the quick one");
+      expect(out).toContain("── after (mock/demo)");
+      expect(out).toContain("after the broadcast");
+      // the slow one is shown live, the quick one printed whole when it ends, then the next step
+      expect(out.indexOf("t11")).toBeLessThan(out.indexOf("the quick one"));
+      expect(out.indexOf("the quick one")).toBeLessThan(out.indexOf("after the broadcast"));
+      expect(out).toMatch(/✔ completed/);
+    };
+    const first = await runYard(["run", "fan.yaml", "--cwd", cwd, "--input", "go"]);
+    expect(first.code, first.out).toBe(0);
+    expectAll(first.out);
+    const runId = /\(run (\S+?)\)/.exec(first.out)?.[1];
+    expect(runId, first.out).toBeTruthy();
+    const again = await runYard(["continue", runId!, "--input", "again"]);
+    expect(again.code, again.out).toBe(0);
+    expect(again.out).toContain("segment 2");
+    expectAll(again.out);
   });
 
   it("exits non-zero with the error when the run fails", async () => {

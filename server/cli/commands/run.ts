@@ -11,26 +11,35 @@ export async function followRun(client: SwitchyardClient, runId: string, afterId
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: interactive });
   let lastAgent = "";
   let atLineStart = true;
-  // Parallel agents (broadcast) stream at once: one is shown live, the others are buffered and
-  // printed whole when the shown one finishes, so their text never interleaves.
+  // Parallel agents (broadcast) stream at once: one step is shown live, the others' turns are
+  // buffered in the order they began and printed whole when the shown one finishes, so their text
+  // never interleaves. A buffered turn may finish before it is shown: it is printed and the next
+  // one taken, until one still streams (it is then shown live) or none is left.
+  type Turn = { step: string; prints: Array<() => void>; done: boolean };
   let shown: string | undefined;
-  const held = new Map<string, Array<() => void>>();
-  const show = (agent: string, print: () => void) => {
-    shown ??= agent;
-    if (agent === shown) return print();
-    const queue = held.get(agent) ?? [];
-    queue.push(print);
-    held.set(agent, queue);
+  const held: Turn[] = [];
+  const heldTurn = (step: string) => held.findLast((t) => t.step === step && !t.done);
+  const show = (step: string, print: () => void) => {
+    shown ??= step;
+    if (step === shown) return print();
+    let turn = heldTurn(step);
+    if (!turn) held.push((turn = { step, prints: [], done: false }));
+    turn.prints.push(print);
   };
-  const finishShown = (agent: string) => {
-    if (agent !== shown) return;
+  const finish = (step: string) => {
+    if (step !== shown) {
+      const turn = heldTurn(step);
+      if (turn) turn.done = true;
+      return;
+    }
     shown = undefined;
-    const next = held.keys().next();
-    if (next.done) return;
-    shown = next.value;
-    const queue = held.get(shown)!;
-    held.delete(shown);
-    for (const print of queue) print();
+    for (let turn = held.shift(); turn; turn = held.shift()) {
+      for (const print of turn.prints) print();
+      if (!turn.done) {
+        shown = turn.step;
+        return;
+      }
+    }
   };
   const write = (s: string) => {
     out.write(s);
@@ -84,7 +93,8 @@ export async function followRun(client: SwitchyardClient, runId: string, afterId
         const ev = e.payload.event;
         const agent = e.payload.agentName;
         const model = e.payload.model ?? "?";
-        show(agent, () => {
+        const step = e.payload.stepKey ?? agent;
+        show(step, () => {
           if (agent !== lastAgent) {
             lastAgent = agent;
             line(`\n── ${agent} (${model})`);
@@ -93,7 +103,7 @@ export async function followRun(client: SwitchyardClient, runId: string, afterId
           else if (ev.type === "tool-call") line(`  ⚙ ${ev.toolName} ${ev.args.length > 200 ? `${ev.args.slice(0, 200)}…` : ev.args}`);
           else if (ev.type === "tool-result") line(`  ${ev.status === "completed" ? "✓" : "✗"} ${ev.toolName}: ${firstLine(ev.output)}`);
         });
-        if (ev.type === "done") finishShown(agent);
+        if (ev.type === "done") finish(step);
         return;
       }
       case "run.request_opened":
