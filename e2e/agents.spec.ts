@@ -20,7 +20,7 @@ test("spawn a fake agent from the form, watch its log, answer its question, see 
     await page.getByRole("button", { name: "Start an agent" }).click();
     const form = page.getByTestId("spawn-agent-form");
     await form.getByLabel("Provider").selectOption("fake");
-    await form.getByLabel("Repository or directory").fill(repo);
+    await form.getByLabel("Git repository").fill(repo);
     await form.getByRole("button", { name: "Start agent" }).click();
     await expect(form.getByRole("alert")).toHaveText(/Write a task/);
     await form.getByLabel("Task").fill(
@@ -97,6 +97,41 @@ test("answer an agent's question and approve another's tool call from the Inbox;
   }
 });
 
+test("an agent blocked on a tool approval needs you: in the list, and at /agents/<alias> with the approval box; running again once allowed", async ({ page, request }) => {
+  const repo = makeRepo();
+  try {
+    await mutate<{ id: string }>(request, "agents.spawn", {
+      provider: "fake",
+      repo,
+      alias: "careful-heron",
+      permissionMode: "ask",
+      prompt: script([{ text: "About to touch a file" }, { permission: { tool: "Bash", input: { command: "touch approved.txt" } } }, { sleep: 6000 }, { done: "Touched it" }]),
+    });
+    await page.goto("/agents");
+    const row = page.getByTestId("agent-row").filter({ hasText: "careful-heron" });
+    await expect(row.getByTestId("agent-status")).toHaveText("Needs you", { timeout: 20_000 });
+    await expect(row.getByTestId("agent-status")).toHaveAttribute("data-needs-you", "true");
+    await expect(row.getByTestId("agent-status")).toHaveAttribute("data-status", "running");
+    await page.screenshot({ path: join(ARTIFACTS, "agents-list-needs-you.png") });
+    await page.goto("/agents/careful-heron");
+    const status = page.getByTestId("agent-status");
+    await expect(status).toHaveText("Needs you");
+    const approval = page.getByTestId("agent-approval");
+    await expect(approval).toContainText("Allow Bash?");
+    await expect(approval).toContainText("touch approved.txt");
+    await page.screenshot({ path: join(ARTIFACTS, "agent-needs-you-approval.png"), fullPage: true });
+    await approval.getByRole("button", { name: "Allow" }).click();
+    // the page follows the agent's events although its URL names the alias
+    await expect(approval).toHaveCount(0);
+    await expect(status).toHaveText("Running");
+    await expect(status).not.toHaveAttribute("data-needs-you");
+    await expect(status).toHaveAttribute("data-status", "idle", { timeout: 20_000 });
+    await expect(page.getByTestId("agent-result")).toContainText("Touched it");
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
 test("a 1,000,000-line log opens at once, keeps under 300 rows in the DOM, and jumps to the end and to any line", async ({ page, request }) => {
   test.setTimeout(180_000);
   const repo = makeRepo();
@@ -160,18 +195,38 @@ test("an agent's question to a human: answered in the Inbox, the thread shows on
   }
 });
 
-test("merge an agent's branch from its page; a conflict is shown and changes nothing", async ({ page, request }) => {
+test("merge an agent's branch from its page: it shows merged, a follow-up's commit merges alone; a conflict is shown and changes nothing", async ({ page, request }) => {
   const repo = makeRepo();
   const env = { ...process.env, GIT_AUTHOR_NAME: "e2e", GIT_AUTHOR_EMAIL: "e2e@x.invalid", GIT_COMMITTER_NAME: "e2e", GIT_COMMITTER_EMAIL: "e2e@x.invalid" };
   try {
     const commit = (path: string, content: string) =>
       script([{ write: { path, content } }, { bash: `git add -A && git -c user.name=a -c user.email=a@b commit -qm "add ${path}"` }, { done: `committed ${path}` }]);
-    const good = await mutate<{ id: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: commit("feature.txt", "feature\n") });
+    const withFollowUp = script({
+      steps: [{ write: { path: "feature.txt", content: "feature\n" } }, { bash: 'git add -A && git -c user.name=a -c user.email=a@b commit -qm "add feature.txt"' }, { done: "committed feature.txt" }],
+      resume: [[{ write: { path: "feature.txt", content: "feature v2\n" } }, { bash: 'git add -A && git -c user.name=a -c user.email=a@b commit -qm "feature v2"' }, { done: "v2" }]],
+    });
+    const good = await mutate<{ id: string; alias: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: withFollowUp });
     await page.goto(`/agents/${good.id}`);
     await expect(page.getByTestId("agent-status")).toHaveAttribute("data-status", "idle", { timeout: 20_000 });
     await page.getByRole("button", { name: "Merge branch" }).click();
     await expect(page.getByTestId("merge-result")).toContainText("into main");
     expect(existsSync(join(repo, "feature.txt"))).toBe(true);
+    const mergeCommit = execFileSync("git", ["rev-parse", "main"], { cwd: repo }).toString().trim();
+    // merged: where, how, which commit, on the page; the button says so and does nothing more
+    await expect(page.getByTestId("agent-merged")).toContainText(`merged into main · merge · ${mergeCommit.slice(0, 8)}`);
+    await expect(page.getByRole("button", { name: "Merged", exact: true })).toBeDisabled();
+    await page.screenshot({ path: join(ARTIFACTS, "agent-merged.png"), fullPage: true });
+    await page.goto("/agents");
+    await expect(page.getByTestId("agent-row").filter({ hasText: good.alias }).getByTestId("agent-merged")).toHaveText("merged into main");
+    await page.screenshot({ path: join(ARTIFACTS, "agents-list-merged.png"), fullPage: true });
+    // a follow-up commits again: only that commit is offered, and merged
+    await mutate(request, "agents.message", { agentId: good.id, text: "make it v2" });
+    await page.goto(`/agents/${good.id}`);
+    await expect(page.getByRole("button", { name: "Merge 1 new commit" })).toBeVisible({ timeout: 20_000 });
+    await page.getByRole("button", { name: "Merge 1 new commit" }).click();
+    await expect(page.getByRole("button", { name: "Merged", exact: true })).toBeDisabled();
+    expect(execFileSync("git", ["show", "main:feature.txt"], { cwd: repo }).toString()).toBe("feature v2\n");
+    expect(execFileSync("git", ["rev-list", "--count", "--no-merges", "main", "--", "feature.txt"], { cwd: repo }).toString().trim()).toBe("2");
 
     const clash = await mutate<{ id: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: commit("README.md", "agent\n") });
     writeFileSync(join(repo, "README.md"), "human\n");

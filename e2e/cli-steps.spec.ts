@@ -80,15 +80,18 @@ test("accounts: add one from the page; it shows (secret hidden) and is offered i
   await expect(spawn.getByLabel("Account").locator("option")).toHaveText(["Least recently used", "team-a"]);
 });
 
-test("an agent that leaves uncommitted work: the warning shows; discard and clean up from its page", async ({ page, request }) => {
+test("an agent whose work cannot be committed: the warning shows; discard and clean up from its page", async ({ page, request }) => {
   const { repo } = repoWithStrategy(STRATEGY);
   try {
-    const prompt = `Scratch.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps: [{ write: { path: "scratch.txt", content: "temp\n" } }, { done: "left scratch.txt" }], ignoreCommitRequest: true })}\n\`\`\`\n`;
+    // a stale index.lock (as a crashed git leaves) makes Switchyard's own commit of the work fail too
+    const steps = [{ write: { path: "scratch.txt", content: "temp\n" } }, { bash: 'touch "$(git rev-parse --git-dir)/index.lock"' }, { done: "left scratch.txt" }];
+    const prompt = `Scratch.\n\n\`\`\`fake-agent\n${JSON.stringify({ steps, ignoreCommitRequest: true })}\n\`\`\`\n`;
     const res = await request.post("/trpc/agents.spawn", { data: { provider: "fake", repo, prompt } });
     expect(res.status()).toBe(200);
     const agent = ((await res.json()) as { result: { data: { id: string } } }).result.data;
     await page.goto(`/agents/${agent.id}`);
     await expect(page.getByTestId("cleanup-warning")).toContainText("scratch.txt", { timeout: 30_000 });
+    await expect(page.getByTestId("cleanup-warning")).toContainText("committing it failed");
     await expect(page.getByTestId("agent-changes")).toContainText("uncommitted work");
     await page.screenshot({ path: join(ARTIFACTS, "agent-cleanup-warning.png"), fullPage: true });
     page.once("dialog", (d) => void d.accept());

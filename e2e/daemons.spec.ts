@@ -210,3 +210,18 @@ test("queue full and root already in use are shown readably; delete asks first",
   await expect(page).toHaveURL(/\/daemons$/);
   await expect(page.getByRole("heading", { name: "No daemons yet" })).toBeVisible();
 });
+
+test("/daemons/<name> is the daemon's page: triggers from it land, and its turns follow live", async ({ page, request }) => {
+  const d = await mutate<{ id: string }>(request, "daemons.spawn", { task: "Echo every message.", name: "named-echo", model: "mock/echo" });
+  await page.goto("/daemons/named-echo");
+  await expect(page.getByRole("heading", { level: 1, name: "named-echo" })).toBeVisible();
+  await expect(page.getByTestId("daemon-facts")).toBeVisible();
+  await expect(page.getByText(`${d.id} · mock/echo`)).toBeVisible();
+  await expect(status(page)).toHaveAttribute("data-status", "running");
+  await page.getByLabel("Trigger payload").fill("hello by name");
+  await page.getByRole("button", { name: "Send trigger" }).click();
+  await expect(page.getByTestId("trigger-sent")).toHaveText("Queued as #0");
+  await expect(page.locator('[data-testid="daemon-event"][data-type="daemon.triggered"]')).toHaveCount(1);
+  await expect(page.getByTestId("daemon-turn").filter({ hasText: "hello by name" })).toHaveCount(1, { timeout: 20_000 });
+  await page.screenshot({ path: join(ARTIFACTS, "daemon-by-name.png"), fullPage: true });
+});

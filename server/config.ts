@@ -77,6 +77,8 @@ const ConfigSchema = z.object({
   ),
   /** Agent worktrees when an agent goes idle: "auto" removes clean ones, "debug" archives them, "off" keeps all. */
   agentCleanup: z.enum(["auto", "debug", "off"]).default("auto"),
+  /** An agent that finishes with uncommitted work (after its one commit request): "on" commits it for the agent, "off" keeps it uncommitted with a warning. */
+  agentAutocommit: z.enum(["on", "off"]).default("on"),
   /** "normal": survives a crash or kill -9 of the process; "full": also an OS crash (fsync). */
   durability: z.enum(["normal", "full"]).default("normal"),
 });
@@ -112,6 +114,7 @@ export const ENV_VARS = {
   claudeOAuthTokenUrl: "SWITCHYARD_CLAUDE_OAUTH_TOKEN_URL",
   claudeOAuthClientId: "SWITCHYARD_CLAUDE_OAUTH_CLIENT_ID",
   agentCleanup: "SWITCHYARD_AGENT_CLEANUP",
+  agentAutocommit: "SWITCHYARD_AGENT_AUTOCOMMIT",
   modelPrices: "SWITCHYARD_MODEL_PRICES",
 } as const satisfies Record<keyof z.infer<typeof ConfigSchema>, string>;
 

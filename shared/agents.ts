@@ -103,6 +103,21 @@ export const AgentApproval = z.object({
 });
 export type AgentApproval = z.infer<typeof AgentApproval>;
 
+export const MergeStrategy = z.enum(["merge", "squash", "rebase"]);
+export type MergeStrategy = z.infer<typeof MergeStrategy>;
+
+/** The last merge of an agent's branch: where it went, how, and which branch commit it brought in. */
+export const AgentMerge = z.object({
+  into: z.string(),
+  strategy: MergeStrategy,
+  /** The commit that landed on `into` (the merge commit, the squash commit, the last rebased commit). */
+  commit: z.string(),
+  /** The agent's branch head that was merged: later commits are what a next merge brings in. */
+  head: z.string(),
+  at: z.string(),
+});
+export type AgentMerge = z.infer<typeof AgentMerge>;
+
 /** An agent as the API returns it. */
 export const AgentInfo = z.object({
   id: z.string(),
@@ -132,6 +147,13 @@ export const AgentInfo = z.object({
   pid: z.number().int().nullable(),
   result: z.string().nullable(),
   pendingQuestions: z.array(AgentQuestion),
+  /** Tool approvals (ask mode) waiting for a human. */
+  pendingApprovals: z.number().int().nonnegative(),
+  /**
+   * Derived, not stored: the agent waits on a human, for answers (`waiting_for_input`) or for a
+   * tool approval (still `running`). The dashboard and `yard agent list` show it as "Needs you".
+   */
+  needsYou: z.boolean(),
   queuedMessages: z.array(QueuedMessage),
   usage: AgentUsage,
   /** Lines of output persisted so far (all sessions). */
@@ -144,6 +166,8 @@ export const AgentInfo = z.object({
   accountLabel: z.string().nullable(),
   /** Set when cleanup kept the worktree because work in it is not committed. */
   cleanupWarning: z.string().nullable(),
+  /** The last merge of its branch (null: never merged); `agents.changes` counts the commits since. */
+  merge: AgentMerge.nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
   finishedAt: z.string().nullable(),
@@ -153,8 +177,10 @@ export type AgentInfo = z.infer<typeof AgentInfo>;
 export const SpawnAgentInput = z.object({
   provider: z.string().min(1),
   prompt: z.string().min(1),
-  /** A git repository (or any directory) the agent works on; default the server's cwd. */
+  /** The git repository (any directory inside one) the agent works on; default the server's cwd. */
   repo: z.string().min(1).optional(),
+  /** When `repo` is not in a git repository: make it one (its files in a first commit) instead of refusing with REPO_NOT_GIT. */
+  init: z.boolean().optional(),
   /** Base ref of the new branch; default the repo's current HEAD. */
   baseRef: z.string().min(1).optional(),
   mode: AgentMode.default("execute"),

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, count, eq, inArray } from "drizzle-orm";
 import type { AgentApproval } from "../../shared/agents";
 import { uuidv7 } from "../daemons/uuidv7";
 import type { Db } from "../db/client";
@@ -61,6 +61,18 @@ export class AgentApprovals {
       .all()
       .sort((a, b) => a.createdAt - b.createdAt)
       .map(toApproval);
+  }
+
+  /** Pending approvals per agent, in one query (of the given agents, else of all). */
+  pendingCounts(agentIds?: readonly string[]): Map<string, number> {
+    const pending = eq(agentApprovals.status, "pending");
+    const rows = this.db
+      .select({ agentId: agentApprovals.agentId, n: count() })
+      .from(agentApprovals)
+      .where(agentIds ? and(pending, inArray(agentApprovals.agentId, [...agentIds])) : pending)
+      .groupBy(agentApprovals.agentId)
+      .all();
+    return new Map(rows.map((r) => [r.agentId, r.n]));
   }
 
   async decide(approvalId: string, decision: { allow: boolean; message?: string; updatedInput?: unknown }): Promise<AgentApproval> {

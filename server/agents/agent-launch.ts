@@ -5,6 +5,7 @@ import { agentEnv } from "./agent-env";
 import { spawnDetached, type SpawnedProcess } from "./agent-process";
 import type { AgentRow } from "./agent-records";
 import type { LaunchSpec, ProviderAdapter } from "./providers/types";
+import { worktreeGit } from "./workspace";
 
 export interface LaunchInput {
   row: AgentRow;
@@ -38,6 +39,7 @@ export async function launchSession(input: LaunchInput): Promise<LaunchResult> {
   mkdirSync(input.agentDir, { recursive: true });
   mkdirSync(row.configDir, { recursive: true });
   const newSessionId = !input.resume && adapter.choosesSessionId ? randomUUID() : undefined;
+  const gitLocations = row.workspaceKind === "worktree" && row.branch ? await worktreeGit(row.workspacePath, row.branch) : undefined;
   const spec: LaunchSpec = {
     prompt: input.prompt,
     cwd: row.workspacePath,
@@ -49,6 +51,7 @@ export async function launchSession(input: LaunchInput): Promise<LaunchResult> {
     ...(input.resume && row.sessionId ? { resumeSessionId: row.sessionId } : {}),
     ...(newSessionId ? { newSessionId } : {}),
     ...(row.model ? { model: row.model } : {}),
+    ...(gitLocations ? { git: gitLocations } : {}),
     ...(row.permissionMode === "ask"
       ? { permissionServer: { url: `${input.serverUrl}/mcp/agents/${row.id}`, token: input.token, ...PERMISSION_SERVER } }
       : {}),

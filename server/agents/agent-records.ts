@@ -1,5 +1,5 @@
-import { eq } from "drizzle-orm";
-import type { AgentInfo, AgentQuestion, AgentUsage, QueuedMessage } from "../../shared/agents";
+import { eq, or } from "drizzle-orm";
+import type { AgentInfo, AgentMerge, AgentQuestion, AgentUsage, QueuedMessage } from "../../shared/agents";
 import type { AgentStatus } from "../../shared/statuses";
 import type { Db } from "../db/client";
 import { DomainError } from "../errors";
@@ -45,7 +45,14 @@ function json<T>(text: string, fallback: T): T {
   }
 }
 
-export function toAgentInfo(row: AgentRow): AgentInfo {
+/** The recorded last merge of the agent's branch, or null. */
+export function mergeOf(row: AgentRow): AgentMerge | null {
+  if (!row.mergedInto || !row.mergeStrategy || !row.mergeCommit || !row.mergedHead || row.mergedAt === null) return null;
+  return { into: row.mergedInto, strategy: row.mergeStrategy, commit: row.mergeCommit, head: row.mergedHead, at: iso(row.mergedAt)! };
+}
+
+/** `pendingApprovals`: the agent's tool approvals waiting for a human (AgentApprovals.pendingCounts). */
+export function toAgentInfo(row: AgentRow, pendingApprovals = 0): AgentInfo {
   const live = LIVE_STATUSES.includes(row.status);
   return {
     id: row.id,
@@ -70,6 +77,8 @@ export function toAgentInfo(row: AgentRow): AgentInfo {
     pid: live ? row.pid : null,
     result: row.result,
     pendingQuestions: json<AgentQuestion[]>(row.pendingQuestions, []),
+    pendingApprovals,
+    needsYou: row.status === "waiting_for_input" || pendingApprovals > 0,
     queuedMessages: json<QueuedMessage[]>(row.queuedMessages, []),
     usage: addUsage(parseUsage(row.usageTotal), live ? parseUsage(row.usageSession) : EMPTY_USAGE),
     lineCount: row.lineCount,
@@ -79,6 +88,7 @@ export function toAgentInfo(row: AgentRow): AgentInfo {
     accountId: row.accountId,
     accountLabel: null,
     cleanupWarning: row.cleanupWarning,
+    merge: mergeOf(row),
     createdAt: iso(row.createdAt)!,
     updatedAt: iso(row.updatedAt)!,
     finishedAt: iso(row.finishedAt),
@@ -97,11 +107,23 @@ export class AgentRecords {
     return this.db.select().from(agents).where(eq(agents.id, id)).get();
   }
 
-  /** By id or by alias; throws AGENT_NOT_FOUND. */
+  /** By id (one lookup) or else by alias through idOf; throws AGENT_NOT_FOUND. */
   get(idOrAlias: string): AgentRow {
-    const row = this.find(idOrAlias) ?? this.db.select().from(agents).where(eq(agents.alias, idOrAlias)).get();
+    const row = this.find(idOrAlias) ?? this.find(this.idOf(idOrAlias));
     if (!row) throw new DomainError("AGENT_NOT_FOUND", `No agent "${idOrAlias}"`, { kind: "NOT_FOUND" });
     return row;
+  }
+
+  /**
+   * The one resolver of agent references: the canonical id of the agent with this id or alias.
+   * Unknown: AGENT_NOT_FOUND, or with `lenient` the reference itself (filters over records that
+   * outlive their agent: logs, approvals, conversations, events).
+   */
+  idOf(idOrAlias: string, opts: { lenient?: boolean } = {}): string {
+    const hit = this.db.select({ id: agents.id }).from(agents).where(or(eq(agents.id, idOrAlias), eq(agents.alias, idOrAlias))).get();
+    if (hit) return hit.id;
+    if (opts.lenient) return idOrAlias;
+    throw new DomainError("AGENT_NOT_FOUND", `No agent "${idOrAlias}"`, { kind: "NOT_FOUND" });
   }
 
   aliasTaken(alias: string): boolean {

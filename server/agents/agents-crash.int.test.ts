@@ -28,7 +28,7 @@ const LINES = 1000;
 
 describe("agents across a kill -9 of the server", () => {
   it("re-attaches live agents after a restart: all finish, logs complete and in order", async () => {
-    server = await spawnServer({ home, env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_AGENT_CLEANUP: "off" } });
+    server = await spawnServer({ home, env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_AGENT_CLEANUP: "off", SWITCHYARD_AGENT_AUTOCOMMIT: "off" } });
     const port = server.port;
     let client = createSwitchyardClient({ url: server.url });
     const agents = await Promise.all(
@@ -51,7 +51,7 @@ describe("agents across a kill -9 of the server", () => {
     await new Promise((r) => setTimeout(r, 500));
     for (const a of before) expect(() => process.kill(a.pid!, 0)).not.toThrow();
 
-    server = await spawnServer({ home, port, env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_AGENT_CLEANUP: "off" } });
+    server = await spawnServer({ home, port, env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_AGENT_CLEANUP: "off", SWITCHYARD_AGENT_AUTOCOMMIT: "off" } });
     client = createSwitchyardClient({ url: server.url });
     const done = await Promise.all(agents.map((a) => waitForAgent(client, a.id, ["idle", "crashed", "stopped", "waiting_for_input"], 60_000)));
     expect(done.map((d) => d.status)).toEqual(Array(10).fill("idle"));

@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { TRPCClientError } from "@trpc/client";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../shared/events";
@@ -18,6 +20,31 @@ async function eventsOf(agentId: string): Promise<BusEvent[]> {
   const page = await w.t.client.events.list.query({ scope: { kind: "agent", id: agentId }, limit: 5000 });
   return page.events as BusEvent[];
 }
+
+describe("the repository an agent works on", () => {
+  it("refuses a folder that is not a git repository (REPO_NOT_GIT, naming it) and records no agent; --init makes one", async () => {
+    const plain = mkdtempSync(join(tmpdir(), "switchyard-plain-"));
+    try {
+      writeFileSync(join(plain, "idea.md"), "an idea\n");
+      const before = (await w.t.client.agents.list.query()).length;
+      const err = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: plain, prompt: fakeAgentPrompt("x", [{ done: "x" }]) }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TRPCClientError);
+      expect((err as TRPCClientError<never>).data).toMatchObject({ appCode: "REPO_NOT_GIT" });
+      expect((err as Error).message).toContain(plain);
+      expect((await w.t.client.agents.list.query()).length).toBe(before);
+      expect(existsSync(join(plain, ".git"))).toBe(false);
+
+      const agent = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: plain, init: true, prompt: fakeAgentPrompt("read", [{ bash: "cat idea.md" }, { done: "read it" }]) });
+      expect(agent).toMatchObject({ workspaceKind: "worktree", branch: `switchyard/${agent.alias}` });
+      const done = await waitForAgent(w.t.client, agent.id);
+      expect(done.status).toBe("idle");
+      expect(readFileSync(join(done.workspacePath, "idea.md"), "utf8")).toBe("an idea\n");
+      expect(git(plain, "log", "--format=%s")).toContain("Initial commit");
+    } finally {
+      rmSync(plain, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("CLI agents with the fake agent CLI", () => {
   it("spawns in a worktree on its own branch, streams, persists and finishes from signal.json", async () => {

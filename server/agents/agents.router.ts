@@ -1,10 +1,11 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { AgentStatus } from "../../shared/statuses";
-import { ApprovalStatus, SpawnAgentInput } from "../../shared/agents";
+import { ApprovalStatus, MergeStrategy, SpawnAgentInput } from "../../shared/agents";
 import type { BusEvent } from "../../shared/events";
 import { publicProcedure, router } from "../trpc/init";
 
+/** An agent's id or alias: procedures resolve it with `ctx.agents.resolveId` and answer with canonical ids. */
 const agentId = z.string().min(1);
 const lastEventId = z.string().regex(/^\d+$/).nullish();
 
@@ -41,8 +42,9 @@ export const agentsRouter = router({
   get: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.get(input.agentId)),
   stop: publicProcedure.input(AgentsInput.ref).mutation(({ input, ctx }) => ctx.agents.stop(input.agentId)),
   delete: publicProcedure.input(AgentsInput.delete).mutation(async ({ input, ctx }) => {
-    await ctx.agents.delete(input.agentId, { force: input.force });
-    return { deleted: input.agentId };
+    const id = ctx.agents.resolveId(input.agentId);
+    await ctx.agents.delete(id, { force: input.force });
+    return { deleted: id };
   }),
   resume: publicProcedure.input(AgentsInput.resume).mutation(({ input, ctx }) => ctx.agents.resume(input.agentId, input.answers)),
   message: publicProcedure.input(AgentsInput.message).mutation(({ input, ctx }) => ctx.agents.message(input.agentId, input.text)),
@@ -52,7 +54,7 @@ export const agentsRouter = router({
   }),
   changes: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.changes(input.agentId)),
   merge: publicProcedure
-    .input(z.object({ agentId, into: z.string().min(1).optional(), target: z.string().min(1).optional(), strategy: z.enum(["merge", "squash", "rebase"]).default("merge") }).strict())
+    .input(z.object({ agentId, into: z.string().min(1).optional(), target: z.string().min(1).optional(), strategy: MergeStrategy.default("merge") }).strict())
     .mutation(({ input, ctx }) => {
       const into = input.into ?? input.target;
       return ctx.agents.merge(input.agentId, { strategy: input.strategy, ...(into ? { into } : {}) });
@@ -64,7 +66,9 @@ export const agentsRouter = router({
   /** Disk used per worktree now; merged and clean worktrees of finished agents removed; stale metadata pruned. */
   sweep: publicProcedure.mutation(({ ctx }) => ctx.agents.sweep()),
   diff: publicProcedure.input(AgentsInput.diff).query(({ input, ctx }) => ctx.agents.diff(input.agentId, input.maxBytes)),
-  approvals: publicProcedure.input(AgentsInput.approvals).query(({ input, ctx }) => ctx.agents.approvals.list(input)),
+  approvals: publicProcedure
+    .input(AgentsInput.approvals)
+    .query(({ input, ctx }) => ctx.agents.approvals.list({ ...input, ...(input.agentId ? { agentId: ctx.agents.resolveId(input.agentId, { lenient: true }) } : {}) })),
   decide: publicProcedure.input(AgentsInput.decide).mutation(({ input, ctx }) => {
     const { approvalId, ...decision } = input;
     return ctx.agents.approvals.decide(approvalId, decision);
@@ -97,10 +101,11 @@ export const agentsRouter = router({
   /** An agent's output lines (parsed and/or raw) as they are persisted, replayed after lastEventId. */
   onOutput: publicProcedure.input(AgentsInput.onOutput).subscription(async function* ({ input, ctx, signal }) {
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
+    const id = ctx.agents.resolveId(input.agentId, { lenient: true });
     ctx.stats.sseOpened();
     try {
-      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: { kind: "agent", id: input.agentId }, signal })) {
-        const lines = batch.flatMap((e) => (e.type === "agent.output" ? ctx.agents.chunkOutput(input.agentId, e.payload.chunkId, input.format) : []));
+      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: { kind: "agent", id }, signal })) {
+        const lines = batch.flatMap((e) => (e.type === "agent.output" ? ctx.agents.chunkOutput(id, e.payload.chunkId, input.format) : []));
         const lifecycle = batch.filter((e) => e.type !== "agent.output");
         yield tracked(String(batch[batch.length - 1]!.id), { lines, events: lifecycle });
       }

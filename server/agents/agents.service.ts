@@ -13,24 +13,24 @@ import { REPO_ROOT } from "../paths";
 import { AgentApprovals, type ApprovalDecision } from "./agent-approvals";
 import { agentToken, ensureYardShim, loadAgentSecret, verifyAgentToken } from "./agent-env";
 import { launchSession, type LaunchResult } from "./agent-launch";
-import { AgentRecords, LIVE_STATUSES, addUsage, parseUsage, toAgentInfo, type AgentRow } from "./agent-records";
+import { AgentRecords, LIVE_STATUSES, addUsage, mergeOf, parseUsage, toAgentInfo, type AgentRow } from "./agent-records";
 import { AgentSession, type SessionOutcome } from "./agent-session";
 import { generateAlias } from "./aliases";
 import { decideCompletion } from "./completion";
 import { clearSignal, readSignal, writeInputFiles } from "./input-files";
 import { AgentLogStore } from "./log-store";
-import { mergeWorkspace, type MergeResult, type MergeStrategy } from "./merge";
+import { commitsSince, mergeWorkspace, type MergeResult, type MergeStrategy } from "./merge";
 import { ownLine, toOutputLines } from "./output-view";
 import { buildPrompt, commitRequestPrompt, formatAnswersAsPrompt, missingSignalPrompt } from "./prompts";
 import { getProvider, listProviders, resolveCommand } from "./providers";
 import { copySessionFiles } from "./session-transfer";
 import type { ProviderAdapter } from "./providers/types";
-import { commitsAhead, createWorkspace, dirtyFiles, removeWorkspace, restoreWorktree, withRepoLock, workspaceChanges, workspaceDiff, workspaceSummary, type Workspace } from "./workspace";
-import { git } from "./git";
+import { commitsAhead, commitWorktree, createWorkspace, dirtyFiles, repoNotGit, removeWorkspace, restoreWorktree, withRepoLock, workspaceChanges, workspaceDiff, workspaceSummary, type Workspace } from "./workspace";
+import { git, repoRootOf } from "./git";
 import { diskUsage, isMergedInto } from "./disk";
 import { Limiter } from "./limiter";
 
-export type AgentsConfig = Pick<Config, "home" | "agentCleanup" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey">;
+export type AgentsConfig = Pick<Config, "home" | "agentCleanup" | "agentAutocommit" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey">;
 
 export interface AgentsServiceOptions {
   db: Db;
@@ -91,9 +91,15 @@ export class AgentsService {
     return this.records.all().filter((r) => r.accountId === accountId && (LIVE_STATUSES.includes(r.status) || r.status === "waiting_for_input")).length;
   }
 
-  private info(row: AgentRow, labels?: Map<string, string>): AgentInfo {
+  private info(row: AgentRow, labels?: Map<string, string>, pending?: Map<string, number>): AgentInfo {
     const accountLabel = row.accountId ? ((labels ?? this.opts.accounts?.labels())?.get(row.accountId) ?? null) : null;
-    return { ...toAgentInfo(row), accountLabel };
+    const approvals = (pending ?? this.approvals.pendingCounts([row.id])).get(row.id) ?? 0;
+    return { ...toAgentInfo(row, approvals), accountLabel };
+  }
+
+  /** The canonical id of an agent given by id or alias (AGENT_NOT_FOUND; `lenient`: unknown ones as given). */
+  resolveId(idOrAlias: string, opts: { lenient?: boolean } = {}): string {
+    return this.records.idOf(idOrAlias, opts);
   }
 
   /** The agent a token was issued to (tokens in agents' SWITCHYARD_TOKEN), or null. */
@@ -107,11 +113,12 @@ export class AgentsService {
 
   list(filter: { status?: AgentInfo["status"][]; taskId?: string; phaseId?: string } = {}): AgentInfo[] {
     const labels = this.opts.accounts?.labels() ?? new Map<string, string>();
+    const pending = this.approvals.pendingCounts();
     return this.records
       .all()
       .filter((r) => (!filter.status || filter.status.includes(r.status)) && (!filter.taskId || r.taskId === filter.taskId) && (!filter.phaseId || r.phaseId === filter.phaseId))
       .sort((a, b) => b.createdAt - a.createdAt)
-      .map((r) => this.info(r, labels));
+      .map((r) => this.info(r, labels, pending));
   }
 
   /** Every provider adapter, and whether its CLI is installed here. */
@@ -134,6 +141,7 @@ export class AgentsService {
     const preferredAccount = input.account ? this.accountFor(adapter.name, input.account) : null;
     const repo = resolve(input.repo ?? process.cwd());
     if (!existsSync(repo)) throw new DomainError("REPO_NOT_FOUND", `The repository path ${repo} does not exist`);
+    if (!input.init && !(await repoRootOf(repo))) throw repoNotGit(repo);
     if (input.alias && this.records.aliasTaken(input.alias)) throw new DomainError("ALIAS_TAKEN", `The alias "${input.alias}" is in use`, { kind: "CONFLICT" });
     const alias = input.alias ?? generateAlias((a) => this.records.aliasTaken(a) || existsSync(join(this.worktreesDir, a)));
     const id = `agent_${uuidv7()}`;
@@ -160,7 +168,7 @@ export class AgentsService {
       createdAt: now,
       updatedAt: now,
     });
-    const ws = await this.prepareWorkspace(id, alias, repo, input.baseRef);
+    const ws = await this.prepareWorkspace(id, alias, repo, input.baseRef, input.init ?? false);
     await writeInputFiles(ws.path, { agentId: id, alias, mode: input.mode, task: input.prompt, provider: adapter.name });
     const prompt = buildPrompt({ mode: input.mode, task: input.prompt, agentId: id, alias, workspacePath: ws.path, overridesDir: join(this.opts.config.home, "prompts") });
     const row = this.records.update(id, {
@@ -191,7 +199,7 @@ export class AgentsService {
     return account.id;
   }
 
-  private async prepareWorkspace(id: string, alias: string, repo: string, baseRef: string | undefined): Promise<Workspace> {
+  private async prepareWorkspace(id: string, alias: string, repo: string, baseRef: string | undefined, init: boolean): Promise<Workspace> {
     const setup: string[] = [];
     try {
       const ws = await createWorkspace({
@@ -199,6 +207,7 @@ export class AgentsService {
         alias,
         repo,
         baseRef,
+        init,
         onSetupOutput: (line, stream) => setup.push(ownLine("setup", stream === "stderr" ? `[stderr] ${line}` : line)),
       });
       if (setup.length > 0) await this.logs.append(id, 0, setup);
@@ -640,31 +649,59 @@ export class AgentsService {
   }
 
   /**
-   * After an agent goes idle: a clean worktree is removed (its branch kept only with commits;
-   * archived first in debug mode); a dirty one gets one resume asking for a commit; still dirty,
-   * it stays with a warning. Uncommitted work is never deleted.
+   * After an agent goes idle, its work lands, then its worktree is cleaned up. Uncommitted work
+   * gets one resume asking the agent to commit (when its CLI can resume); still uncommitted after
+   * that, or when the CLI cannot be asked, Switchyard commits it on the agent's branch
+   * (SWITCHYARD_AGENT_AUTOCOMMIT=on) or keeps it with a warning (off). Then a clean worktree is
+   * removed (its branch kept only with commits; archived first in debug mode) unless cleanup is
+   * off. Uncommitted work is never deleted.
    */
   private async cleanupIdle(id: string): Promise<void> {
-    const mode = this.opts.config.agentCleanup;
-    if (mode === "off" || this.closed) return;
+    const cleanup = this.opts.config.agentCleanup;
+    const autocommit = this.opts.config.agentAutocommit === "on";
+    if ((cleanup === "off" && !autocommit) || this.closed) return;
     const row = this.records.get(id);
     if (row.status !== "idle" || row.workspaceKind !== "worktree" || row.workspaceRemoved || !existsSync(row.workspacePath)) return;
     const ws = this.workspaceOf(row);
     const dirty = await dirtyFiles(ws);
-    if (dirty.length === 0) {
-      await this.removeCleanWorktree(row, mode === "debug" ? "archive" : "remove", "clean after the agent finished");
-      return;
+    if (dirty.length > 0) {
+      if (row.commitRequests < 1 && this.adapter(row.provider).resumeStyle !== "none" && row.sessionId) {
+        const updated = this.records.update(id, { commitRequests: row.commitRequests + 1, cleanupWarning: null });
+        await this.appendOwn(id, row.sessionNumber, "note", `${dirty.length} uncommitted path(s) in the worktree: resuming once to ask for a commit`);
+        await this.resumeWith(updated, commitRequestPrompt({ workspacePath: ws.path, branch: ws.branch, paths: dirty, overridesDir: join(this.opts.config.home, "prompts") }), "commit_request");
+        return;
+      }
+      const failed = autocommit ? await this.commitForAgent(row, ws) : "SWITCHYARD_AGENT_AUTOCOMMIT is off";
+      if (failed !== null) {
+        await this.keepDirty(row, ws, dirty, failed);
+        return;
+      }
     }
-    if (row.commitRequests < 1 && this.adapter(row.provider).resumeStyle !== "none" && row.sessionId) {
-      const updated = this.records.update(id, { commitRequests: row.commitRequests + 1, cleanupWarning: null });
-      await this.appendOwn(id, row.sessionNumber, "note", `${dirty.length} uncommitted path(s) in the worktree: resuming once to ask for a commit`);
-      await this.resumeWith(updated, commitRequestPrompt({ workspacePath: ws.path, branch: ws.branch, paths: dirty, overridesDir: join(this.opts.config.home, "prompts") }), "commit_request");
-      return;
+    if (cleanup === "off") return;
+    await this.removeCleanWorktree(row, cleanup === "debug" ? "archive" : "remove", "clean after the agent finished");
+  }
+
+  /** Commit what the agent left on its branch, as the agent: null when it landed, else why not. */
+  private async commitForAgent(row: AgentRow, ws: Workspace): Promise<string | null> {
+    try {
+      const { commit, files } = await commitWorktree(ws, { message: autocommitMessage(row), author: agentIdentity(row) });
+      this.records.update(row.id, { cleanupWarning: null });
+      const shown = `${files.slice(0, 10).join(", ")}${files.length > 10 ? `, … (${files.length} in all)` : ""}`;
+      await this.appendOwn(row.id, row.sessionNumber, "note", `the agent left ${files.length} path(s) uncommitted: Switchyard committed them on ${ws.branch} as ${commit.slice(0, 10)} (${shown})`);
+      await this.publish(row.id, "worktree.committed", { alias: row.alias, branch: ws.branch ?? "", commit, files: files.slice(0, 100), fileCount: files.length });
+      return null;
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.opts.log.warn({ err, agentId: row.id }, "committing an agent's work failed");
+      return `committing it failed: ${reason}`;
     }
+  }
+
+  private async keepDirty(row: AgentRow, ws: Workspace, dirty: string[], why: string): Promise<void> {
     const shown = `${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, … (${dirty.length} in all)` : ""}`;
-    const warning = `Uncommitted work was left in ${ws.path} (${shown}); the worktree is kept until it is committed (there, or by asking the agent) or discarded (Discard and clean up; yard agent cleanup ${row.alias} --discard).`;
-    this.records.update(id, { cleanupWarning: warning });
-    await this.publish(id, "worktree.kept", { alias: row.alias, path: ws.path, dirty: dirty.slice(0, 100), reason: warning });
+    const warning = `Uncommitted work was left in ${ws.path} (${shown}; ${why}); the worktree is kept until it is committed (there, or by asking the agent) or discarded (Discard and clean up; yard agent cleanup ${row.alias} --discard).`;
+    this.records.update(row.id, { cleanupWarning: warning });
+    await this.publish(row.id, "worktree.kept", { alias: row.alias, path: ws.path, dirty: dirty.slice(0, 100), reason: warning.slice(0, 2000) });
   }
 
   /** Disk used by a finished agent's worktree, in the background (the list shows it). */
@@ -732,7 +769,9 @@ export class AgentsService {
   async changes(idOrAlias: string) {
     const row = this.records.get(idOrAlias);
     if (row.workspaceRemoved && !this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
-    return workspaceChanges(this.workspaceOf(row));
+    const ws = this.workspaceOf(row);
+    const [changes, commitsSinceMerge] = await Promise.all([workspaceChanges(ws), commitsSince(ws, row.mergedHead)]);
+    return { ...changes, commitsSinceMerge };
   }
 
   /** Merge the agent's branch into a local branch (default: the one it started from). */
@@ -740,8 +779,15 @@ export class AgentsService {
     const row = this.records.get(idOrAlias);
     if (row.workspaceRemoved && !this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed`, { kind: "CONFLICT" });
     if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: merge once it is done`, { kind: "CONFLICT" });
-    const result = await mergeWorkspace(this.workspaceOf(row), opts);
-    if (result.merged && result.commit) await this.publish(row.id, "worktree.merged", { alias: row.alias, branch: result.branch, into: result.into, commit: result.commit });
+    const result = await mergeWorkspace(this.workspaceOf(row), {
+      ...opts,
+      // read and recorded under the repository lock: two merges at once cannot both bring the work in
+      previous: () => mergeOf(this.records.get(row.id)),
+      onMerged: (r) => void this.records.update(row.id, { mergedInto: r.into, mergeStrategy: r.strategy, mergeCommit: r.commit, mergedHead: r.head, mergedAt: Date.now() }),
+    });
+    if (result.merged && result.commit) {
+      await this.publish(row.id, "worktree.merged", { alias: row.alias, branch: result.branch, into: result.into, commit: result.commit, strategy: result.strategy, ...(result.head ? { head: result.head } : {}) });
+    }
     return result;
   }
 
@@ -781,8 +827,7 @@ export class AgentsService {
 
   /** Called by the permission MCP endpoint: waits for a human's decision (never times out). */
   requestApproval(agentId: string, toolName: string, input: unknown): Promise<ApprovalDecision> {
-    this.records.get(agentId);
-    return this.approvals.request(agentId, toolName, input);
+    return this.approvals.request(this.resolveId(agentId), toolName, input);
   }
 
   /** After a restart: re-attach to live processes; finish the dead ones from their output. */
@@ -832,6 +877,21 @@ export class AgentsService {
       if (!this.closed) throw err;
     }
   }
+}
+
+/** The agent as a commit's author: `<alias> (<provider> agent)`. */
+function agentIdentity(row: AgentRow): { name: string; email: string } {
+  return { name: `${row.alias} (${row.provider} agent)`, email: `${row.alias}@agents.switchyard.invalid` };
+}
+
+/** The message of a commit Switchyard makes for an agent: its result first, then where it came from. */
+export function autocommitMessage(row: Pick<AgentRow, "id" | "alias" | "provider" | "result" | "task">): string {
+  const result = (row.result ?? "").trim();
+  const source = result || row.task.trim() || `work of agent ${row.alias}`;
+  const first = source.split("\n")[0]!.trim();
+  const subject = first.length > 72 ? `${first.slice(0, 71)}…` : first;
+  const body = source === first ? "" : `${source}\n\n`;
+  return `${subject}\n\n${body}The agent left this work uncommitted; Switchyard committed it on its branch.\n\nSwitchyard-Agent: ${row.alias} (${row.id}, ${row.provider})\n`;
 }
 
 /** How often worktrees are measured and merged clean ones removed. */

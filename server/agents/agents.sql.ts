@@ -60,6 +60,12 @@ export const agents = sqliteTable(
     /** Disk used by the worktree at the last sweep. */
     diskBytes: integer("disk_bytes"),
     diskCheckedAt: integer("disk_checked_at"),
+    /** The last merge of the branch: target, strategy, the commit it made there, the branch head it brought in. */
+    mergedInto: text("merged_into"),
+    mergeStrategy: text("merge_strategy", { enum: ["merge", "squash", "rebase"] }),
+    mergeCommit: text("merge_commit"),
+    mergedHead: text("merged_head"),
+    mergedAt: integer("merged_at"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     finishedAt: integer("finished_at"),

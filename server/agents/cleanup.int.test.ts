@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../shared/events";
@@ -8,18 +9,26 @@ import { fakeAgentPrompt } from "../testing/fake-agent";
 /** Worktree cleanup when agents go idle (SWITCHYARD_AGENT_CLEANUP=auto, the default), and the sweep. */
 
 let w: AgentsWorld;
+let bin: string;
 beforeAll(async () => {
-  w = await startAgentsWorld({ env: { SWITCHYARD_AGENT_CLEANUP: "auto" } });
+  // a CLI without resume (the opencode adapter), played by a script: writes a file and signal.json, never commits
+  bin = mkdtempSync(join(tmpdir(), "switchyard-bin-"));
+  const script = join(bin, "opencode");
+  writeFileSync(script, `#!/bin/sh\necho working\necho d > direct.txt\nmkdir -p .switchyard/output\nprintf '{"status":"done","result":{"message":"direct work"}}' > .switchyard/output/signal.json\n`);
+  chmodSync(script, 0o755);
+  w = await startAgentsWorld({ env: { SWITCHYARD_AGENT_CLEANUP: "auto", SWITCHYARD_AGENT_AUTOCOMMIT: "on", SWITCHYARD_AGENT_COMMANDS: `opencode=${script}` } });
 });
 afterAll(async () => {
   await w?.stop();
+  rmSync(bin, { recursive: true, force: true });
 });
 
-async function eventsOf(agentId: string): Promise<BusEvent[]> {
-  return (await w.t.client.events.list.query({ scope: { kind: "agent", id: agentId }, limit: 5000 })).events as BusEvent[];
+async function eventsOfIn(world: AgentsWorld, agentId: string): Promise<BusEvent[]> {
+  return (await world.t.client.events.list.query({ scope: { kind: "agent", id: agentId }, limit: 5000 })).events as BusEvent[];
 }
+const eventsOf = (agentId: string) => eventsOfIn(w, agentId);
 
-const branchExists = (branch: string) => git(w.repo, "branch", "--list", branch) !== "";
+const branchExists = (branch: string, repo = w.repo) => git(repo, "branch", "--list", branch) !== "";
 
 describe("cleanup when an agent goes idle", () => {
   it("removes a clean worktree with no commits, and its branch", async () => {
@@ -30,8 +39,8 @@ describe("cleanup when an agent goes idle", () => {
     expect(existsSync(done.workspacePath)).toBe(false);
     expect(branchExists(done.branch!)).toBe(false);
     expect(git(w.repo, "worktree", "list")).not.toContain(done.workspacePath);
-    const removed = (await eventsOf(a.id)).find((e) => e.type === "worktree.removed");
-    expect(removed?.payload).toMatchObject({ branch: null });
+    // the row is written before its event (one transaction for both comes with the agent lifecycle)
+    await expect.poll(async () => (await eventsOf(a.id)).find((e) => e.type === "worktree.removed")?.payload).toMatchObject({ branch: null });
   });
 
   it("asks once for a commit of untracked work, then removes the worktree and keeps the branch; a follow-up restores it", async () => {
@@ -64,51 +73,97 @@ describe("cleanup when an agent goes idle", () => {
     expect(branchExists(done.branch!)).toBe(true);
   });
 
-  it("an agent that ignores the commit request keeps its worktree and gets a visible warning", async () => {
+  it("an agent that ignores the commit request gets its work committed by Switchyard, as the agent, and merged", async () => {
     const a = await w.t.client.agents.spawn.mutate({
       provider: "fake",
       repo: w.repo,
+      prompt: fakeAgentPrompt("scratch", { steps: [{ write: { path: "scratch.txt", content: "keep me\n" } }, { write: { path: "sub/more.txt", content: "more\n" } }, { done: "Wrote scratch.txt\n\nand a second file" }], ignoreCommitRequest: true }),
+    });
+    await expect.poll(async () => (await w.t.client.agents.get.query({ agentId: a.id })).workspaceRemoved, { timeout: 30_000 }).toBe(true);
+    const done = await w.t.client.agents.get.query({ agentId: a.id });
+    expect(done).toMatchObject({ status: "idle", cleanupWarning: null, result: "Wrote scratch.txt\n\nand a second file" });
+    const events = await eventsOf(a.id);
+    expect(events.filter((e) => e.type === "agent.resumed").map((e) => (e.payload as { reason: string }).reason)).toEqual(["commit_request"]);
+    const committed = events.find((e) => e.type === "worktree.committed")?.payload as { commit: string; files: string[]; branch: string } | undefined;
+    expect(committed).toMatchObject({ branch: done.branch, files: ["scratch.txt", "sub/more.txt"], fileCount: 2 });
+    expect(events.some((e) => e.type === "worktree.kept")).toBe(false);
+    // on the agent's branch, authored by the agent, the result as the message
+    expect(git(w.repo, "rev-parse", done.branch!)).toBe(committed!.commit);
+    expect(git(w.repo, "log", "-1", "--format=%an <%ae>", done.branch!)).toBe(`${a.alias} (fake agent) <${a.alias}@agents.switchyard.invalid>`);
+    const message = git(w.repo, "log", "-1", "--format=%B", done.branch!);
+    expect(message.split("\n")[0]).toBe("Wrote scratch.txt");
+    expect(message).toContain("and a second file");
+    expect(message).toContain(`Switchyard-Agent: ${a.alias} (${a.id}, fake)`);
+    expect(git(w.repo, "show", `${done.branch}:scratch.txt`)).toBe("keep me");
+    expect(git(w.repo, "show", "--name-only", "--format=", done.branch!).split("\n")).toEqual(["scratch.txt", "sub/more.txt"]); // .switchyard/ stays out
+    const merged = await w.t.client.agents.merge.mutate({ agentId: a.id });
+    expect(merged.merged).toBe(true);
+    expect(readFileSync(join(w.repo, "scratch.txt"), "utf8")).toBe("keep me\n");
+  });
+
+  it("a CLI that cannot be resumed (no commit request possible) gets its work committed at once", async () => {
+    // opencode's adapter has no resume: a stand-in script plays the CLI (SWITCHYARD_AGENT_COMMANDS)
+    const a = await w.t.client.agents.spawn.mutate({ provider: "opencode", repo: w.repo, prompt: "Write direct.txt" });
+    await expect.poll(async () => (await w.t.client.agents.get.query({ agentId: a.id })).workspaceRemoved, { timeout: 30_000 }).toBe(true);
+    const done = await w.t.client.agents.get.query({ agentId: a.id });
+    expect(done).toMatchObject({ status: "idle", result: "direct work", sessionNumber: 1 });
+    expect(git(w.repo, "show", `${done.branch}:direct.txt`)).toBe("d");
+    expect(git(w.repo, "log", "-1", "--format=%s%n%an", done.branch!)).toBe(`direct work\n${a.alias} (opencode agent)`);
+  });
+});
+
+describe("with SWITCHYARD_AGENT_AUTOCOMMIT=off", () => {
+  let off: AgentsWorld;
+  beforeAll(async () => {
+    off = await startAgentsWorld({ env: { SWITCHYARD_AGENT_CLEANUP: "auto", SWITCHYARD_AGENT_AUTOCOMMIT: "off" } });
+  });
+  afterAll(async () => {
+    await off?.stop();
+  });
+
+  it("an agent that ignores the commit request keeps its worktree and gets a visible warning", async () => {
+    const a = await off.t.client.agents.spawn.mutate({
+      provider: "fake",
+      repo: off.repo,
       prompt: fakeAgentPrompt("scratch", { steps: [{ write: { path: "scratch.txt", content: "keep me\n" } }, { done: "scratched" }], ignoreCommitRequest: true }),
     });
-    await expect.poll(async () => (await w.t.client.agents.get.query({ agentId: a.id })).cleanupWarning, { timeout: 30_000 }).toMatch(/Uncommitted work was left in .*scratch\.txt/);
-    const kept = await w.t.client.agents.get.query({ agentId: a.id });
+    await expect.poll(async () => (await off.t.client.agents.get.query({ agentId: a.id })).cleanupWarning, { timeout: 30_000 }).toMatch(/Uncommitted work was left in .*scratch\.txt.*SWITCHYARD_AGENT_AUTOCOMMIT is off/);
+    const kept = await off.t.client.agents.get.query({ agentId: a.id });
     expect(kept.workspaceRemoved).toBe(false);
     expect(readFileSync(join(kept.workspacePath, "scratch.txt"), "utf8")).toBe("keep me\n");
-    expect((await eventsOf(a.id)).filter((e) => e.type === "agent.resumed")).toHaveLength(1);
-    expect((await eventsOf(a.id)).find((e) => e.type === "worktree.kept")?.payload).toMatchObject({ dirty: ["scratch.txt"] });
+    expect((await eventsOfIn(off, a.id)).filter((e) => e.type === "agent.resumed")).toHaveLength(1);
+    expect((await eventsOfIn(off, a.id)).find((e) => e.type === "worktree.kept")?.payload).toMatchObject({ dirty: ["scratch.txt"] });
 
     // a human commits it and merges: the sweep then measures and removes the merged, clean worktree
     git(kept.workspacePath, "add", "-A");
     git(kept.workspacePath, "commit", "-qm", "keep scratch");
-    const report1 = await w.t.client.agents.sweep.mutate();
+    const report1 = await off.t.client.agents.sweep.mutate();
     const entry1 = report1.find((r) => r.agentId === a.id);
     expect(entry1).toMatchObject({ removed: false });
     expect(entry1!.diskBytes).toBeGreaterThan(8);
-    expect((await w.t.client.agents.get.query({ agentId: a.id })).diskBytes).toBe(entry1!.diskBytes);
-    const merged = await w.t.client.agents.merge.mutate({ agentId: a.id });
+    expect((await off.t.client.agents.get.query({ agentId: a.id })).diskBytes).toBe(entry1!.diskBytes);
+    const merged = await off.t.client.agents.merge.mutate({ agentId: a.id });
     expect(merged.merged).toBe(true);
-    const report2 = await w.t.client.agents.sweep.mutate();
+    const report2 = await off.t.client.agents.sweep.mutate();
     expect(report2.find((r) => r.agentId === a.id)).toMatchObject({ removed: true });
     expect(existsSync(kept.workspacePath)).toBe(false);
   });
-});
 
-describe("cleanup on request", () => {
   it("agents.cleanup refuses uncommitted work unless told to discard it; the branch stays with commits", async () => {
-    const a = await w.t.client.agents.spawn.mutate({
+    const a = await off.t.client.agents.spawn.mutate({
       provider: "fake",
-      repo: w.repo,
+      repo: off.repo,
       prompt: fakeAgentPrompt("two files", { steps: [...[{ write: { path: "kept.txt", content: "k\n" } }, { bash: "git add kept.txt && git -c user.name=a -c user.email=a@b commit -qm kept" }], { write: { path: "loose.txt", content: "l\n" } }, { done: "half committed" }], ignoreCommitRequest: true }),
     });
-    await expect.poll(async () => (await w.t.client.agents.get.query({ agentId: a.id })).cleanupWarning, { timeout: 30_000 }).toBeTruthy();
-    await expect(w.t.client.agents.cleanup.mutate({ agentId: a.id })).rejects.toThrow(/uncommitted changes: loose\.txt/);
-    const kept = await w.t.client.agents.get.query({ agentId: a.id });
+    await expect.poll(async () => (await off.t.client.agents.get.query({ agentId: a.id })).cleanupWarning, { timeout: 30_000 }).toBeTruthy();
+    await expect(off.t.client.agents.cleanup.mutate({ agentId: a.id })).rejects.toThrow(/uncommitted changes: loose\.txt/);
+    const kept = await off.t.client.agents.get.query({ agentId: a.id });
     expect(existsSync(join(kept.workspacePath, "loose.txt"))).toBe(true);
-    const cleaned = await w.t.client.agents.cleanup.mutate({ agentId: a.id, discard: true });
+    const cleaned = await off.t.client.agents.cleanup.mutate({ agentId: a.id, discard: true });
     expect(cleaned).toMatchObject({ workspaceRemoved: true, cleanupWarning: null });
     expect(existsSync(kept.workspacePath)).toBe(false);
-    expect(git(w.repo, "show", `${kept.branch}:kept.txt`)).toBe("k");
-    expect((await eventsOf(a.id)).find((e) => e.type === "worktree.removed")?.payload).toMatchObject({ reason: "cleaned up by a user, uncommitted work discarded" });
+    expect(git(off.repo, "show", `${kept.branch}:kept.txt`)).toBe("k");
+    expect((await eventsOfIn(off, a.id)).find((e) => e.type === "worktree.removed")?.payload).toMatchObject({ reason: "cleaned up by a user, uncommitted work discarded" });
   });
 });
 

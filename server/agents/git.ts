@@ -1,12 +1,20 @@
 import { execFile } from "node:child_process";
 
 /** Run git without a shell, stdin ignored; resolves with stdout, rejects with git's own message. */
-export function git(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; maxBuffer?: number }): Promise<string> {
+export function git(args: string[], opts: RunOptions): Promise<string> {
   return run("git", args, opts, `git ${args[0]}`);
 }
 
-/** `file args` with stdin closed: stdout, or an error carrying stderr and the exit code. */
-function run(file: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; maxBuffer?: number }, label: string): Promise<string> {
+interface RunOptions {
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  maxBuffer?: number;
+  /** Written to stdin (closed right after); without it stdin is closed at once. */
+  input?: string;
+}
+
+/** `file args` with stdin closed (after `input`): stdout, or an error carrying stderr and the exit code. */
+function run(file: string, args: string[], opts: RunOptions, label: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile(file, args, { cwd: opts.cwd, env: opts.env ?? process.env, maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) {
@@ -16,7 +24,7 @@ function run(file: string, args: string[], opts: { cwd: string; env?: NodeJS.Pro
       }
       resolve(stdout.toString());
     });
-    child.stdin?.end();
+    child.stdin?.end(opts.input);
   });
 }
 

@@ -101,3 +101,107 @@ describe("merging an agent's branch", () => {
     expect(git(w.repo, "worktree", "list")).not.toContain("switchyard-rebase-");
   });
 });
+
+describe("merging again", () => {
+  // two commits, then (a follow-up) a third that changes the first file
+  const agentWithFollowUp = (tag: string) =>
+    fakeAgentPrompt(`work ${tag}`, {
+      steps: [
+        { write: { path: `${tag}-a.txt`, content: "1\n" } },
+        { bash: `git add -A && git -c user.name=a -c user.email=a@b commit -qm "add ${tag}-a"` },
+        { write: { path: `${tag}-b.txt`, content: "b\n" } },
+        { bash: `git add -A && git -c user.name=a -c user.email=a@b commit -qm "add ${tag}-b"` },
+        { done: "two commits" },
+      ],
+      resume: [[{ write: { path: `${tag}-a.txt`, content: "2\n" } }, { bash: `git add -A && git -c user.name=a -c user.email=a@b commit -qm "change ${tag}-a"` }, { done: "follow-up committed" }]],
+    });
+
+  const followUp = async (agentId: string) => {
+    await w.t.client.agents.message.mutate({ agentId, text: "one more change" });
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const a = await waitForAgent(w.t.client, agentId);
+      if (a.sessionNumber >= 2) return a;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("the follow-up did not run");
+  };
+  const count = (range: string, ...paths: string[]) => Number(git(w.repo, "rev-list", "--count", range, ...(paths.length > 0 ? ["--", ...paths] : [])));
+
+  for (const strategy of ["squash", "rebase"] as const) {
+    it(`after a ${strategy}: a second merge does nothing and says so; a follow-up's new commit merges alone`, async () => {
+      const tag = `again-${strategy}`;
+      const a = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: agentWithFollowUp(tag) });
+      await waitForAgent(w.t.client, a.id);
+      const branch = `switchyard/${a.alias}`;
+      const before = git(w.repo, "rev-parse", "main");
+
+      // two merges at once: one brings the work in, the other finds it merged
+      const both = await Promise.all([w.t.client.agents.merge.mutate({ agentId: a.id, strategy }), w.t.client.agents.merge.mutate({ agentId: a.id, strategy })]);
+      const first = both.find((r) => r.merged)!;
+      expect(both.filter((r) => r.merged)).toHaveLength(1);
+      expect(first).toMatchObject({ into: "main", strategy, commits: 2, head: git(w.repo, "rev-parse", branch) });
+      expect(both.find((r) => !r.merged)!.reason).toBe(`already merged into main as ${first.commit!.slice(0, 8)} (${strategy}): no commits since`);
+      expect(count(`${before}..main`)).toBe(strategy === "squash" ? 1 : 2);
+      const merged = await w.t.client.agents.get.query({ agentId: a.id });
+      expect(merged.merge).toMatchObject({ into: "main", strategy, commit: first.commit, head: first.head });
+      expect((await w.t.client.agents.list.query({})).find((x) => x.id === a.id)?.merge?.commit).toBe(first.commit);
+      expect((await w.t.client.agents.changes.query({ agentId: a.id })).commitsSinceMerge).toBe(0);
+
+      // again, by any strategy: nothing changes
+      const mainAfter = git(w.repo, "rev-parse", "main");
+      for (const s of ["squash", "rebase", "merge"] as const) {
+        const again = await w.t.client.agents.merge.mutate({ agentId: a.id, strategy: s });
+        expect(again).toMatchObject({ merged: false, commit: null, commits: 0 });
+        expect(again.reason).toContain(`already merged into main as ${first.commit!.slice(0, 8)} (${strategy})`);
+      }
+      expect(git(w.repo, "rev-parse", "main")).toBe(mainAfter);
+
+      // a human moves main on; the agent's follow-up changes a file it merged already
+      writeFileSync(join(w.repo, `${tag}-human.txt`), "h\n");
+      git(w.repo, "add", `${tag}-human.txt`);
+      git(w.repo, "commit", "-qm", `human ${tag}`);
+      await followUp(a.id);
+      expect((await w.t.client.agents.changes.query({ agentId: a.id })).commitsSinceMerge).toBe(1);
+      const beforeFollowUp = git(w.repo, "rev-parse", "main");
+      const next = await w.t.client.agents.merge.mutate({ agentId: a.id, strategy });
+      expect(next).toMatchObject({ merged: true, commits: 1, head: git(w.repo, "rev-parse", branch) });
+      expect(count(`${beforeFollowUp}..main`)).toBe(1);
+      expect(git(w.repo, "log", "-1", "--format=%P", "main")).toBe(beforeFollowUp);
+      expect(git(w.repo, "log", "-1", "--format=%s", "main")).toBe(strategy === "squash" ? `${branch} (squashed, 1 new commit)` : `change ${tag}-a`);
+      expect(readFileSync(join(w.repo, `${tag}-a.txt`), "utf8")).toBe("2\n");
+      expect(readFileSync(join(w.repo, `${tag}-b.txt`), "utf8")).toBe("b\n");
+      expect(git(w.repo, "status", "--porcelain")).toBe("");
+      // the work landed once: each file written by one merge commit (a) or two (a, then its change)
+      expect(count(`${before}..main`, `${tag}-b.txt`)).toBe(1);
+      expect(count(`${before}..main`, `${tag}-a.txt`)).toBe(2);
+      expect(count(`${before}..main`)).toBe(strategy === "squash" ? 3 : 4);
+      expect((await w.t.client.agents.get.query({ agentId: a.id })).merge).toMatchObject({ commit: next.commit, head: next.head, strategy });
+      expect((await w.t.client.agents.merge.mutate({ agentId: a.id, strategy })).merged).toBe(false);
+      expect(git(w.repo, "worktree", "list")).not.toContain("switchyard-rebase-");
+
+      // main reset to before the merges: the record no longer holds and the whole branch merges again
+      git(w.repo, "reset", "-q", "--hard", before);
+      const redo = await w.t.client.agents.merge.mutate({ agentId: a.id, strategy });
+      expect(redo).toMatchObject({ merged: true, commits: 3 });
+      expect(readFileSync(join(w.repo, `${tag}-a.txt`), "utf8")).toBe("2\n");
+      expect(count(`${before}..main`, `${tag}-b.txt`)).toBe(1);
+    });
+  }
+
+  it("a merge commit, then a follow-up: the second merge brings only the new commit", async () => {
+    const tag = "again-merge";
+    const a = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: agentWithFollowUp(tag) });
+    await waitForAgent(w.t.client, a.id);
+    const first = await w.t.client.agents.merge.mutate({ agentId: a.id });
+    expect(first).toMatchObject({ merged: true, strategy: "merge", commits: 2 });
+    const again = await w.t.client.agents.merge.mutate({ agentId: a.id, strategy: "squash" });
+    expect(again).toMatchObject({ merged: false, reason: `already merged into main as ${first.commit!.slice(0, 8)} (merge): no commits since` });
+    await followUp(a.id);
+    const mainBefore = git(w.repo, "rev-parse", "main");
+    const next = await w.t.client.agents.merge.mutate({ agentId: a.id, strategy: "squash" });
+    expect(next).toMatchObject({ merged: true, commits: 1 });
+    expect(git(w.repo, "diff", "--name-only", mainBefore, "main")).toBe(`${tag}-a.txt`);
+    expect(readFileSync(join(w.repo, `${tag}-a.txt`), "utf8")).toBe("2\n");
+  });
+});

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AgentMerge, MergeStrategy } from "../../shared/agents";
 import { DomainError } from "../errors";
 import { git, gitResult } from "./git";
 import { withRepoLock, type Workspace } from "./workspace";
@@ -12,17 +13,37 @@ import { withRepoLock, type Workspace } from "./workspace";
  * (`merge-tree`) and the branch moved with a compare-and-swap. A conflict changes nothing and
  * names the files. Strategies: `merge` (a merge commit), `squash` (one commit with the branch's
  * changes) and `rebase` (the branch's commits replayed on the target, which then fast-forwards).
+ * Merging is idempotent: after a merge recorded for the same target, only the branch's commits
+ * since the merged head are brought in (squash and rebase replay just those), and none at all is
+ * "already merged".
  */
-export type MergeStrategy = "merge" | "squash" | "rebase";
+export type { MergeStrategy };
+
+/** What an earlier merge recorded (the agent row), read under the repository lock. */
+export type PreviousMerge = Pick<AgentMerge, "into" | "strategy" | "commit" | "head">;
 
 export interface MergeResult {
   merged: boolean;
   into: string;
   branch: string;
   commit: string | null;
-  /** Why nothing was merged (nothing new on the branch). */
+  /** The branch head merged (null when nothing was). */
+  head: string | null;
+  /** The branch's commits brought in: those since the previous merge into the same target, else those the target lacks. */
+  commits: number;
+  /** Why nothing was merged (nothing new on the branch, or all of it merged already). */
   reason?: string;
   strategy: MergeStrategy;
+}
+
+export interface MergeOptions {
+  into?: string;
+  message?: string;
+  strategy?: MergeStrategy;
+  /** The last recorded merge of this branch; read under the repository lock, so two merges cannot both bring the work in. */
+  previous?: () => PreviousMerge | null;
+  /** Called under the repository lock once the target has moved (to record the merge). */
+  onMerged?: (result: MergeResult & { commit: string; head: string }) => void;
 }
 
 async function identityEnv(root: string): Promise<NodeJS.ProcessEnv> {
@@ -39,7 +60,7 @@ function ownFilesExcluded(status: string): string[] {
     .filter((p) => !p.startsWith(".switchyard/"));
 }
 
-export async function mergeWorkspace(ws: Workspace, opts: { into?: string; message?: string; strategy?: MergeStrategy } = {}): Promise<MergeResult> {
+export async function mergeWorkspace(ws: Workspace, opts: MergeOptions = {}): Promise<MergeResult> {
   if (ws.kind !== "worktree" || !ws.repoRoot || !ws.branch) throw new DomainError("NOT_A_WORKTREE", "Only an agent working in a git worktree can be merged", { kind: "CONFLICT" });
   const root = ws.repoRoot;
   const branch = ws.branch;
@@ -58,25 +79,61 @@ export async function mergeWorkspace(ws: Workspace, opts: { into?: string; messa
   const strategy = opts.strategy ?? "merge";
   const env = await identityEnv(root);
   return withRepoLock(root, async () => {
-    const ahead = Number((await git(["rev-list", "--count", `${into}..${branch}`], { cwd: root })).trim());
-    if (ahead === 0) return { merged: false, into, branch, commit: null, reason: `${branch} has no commits that ${into} lacks`, strategy };
+    const head = (await git(["rev-parse", `refs/heads/${branch}`], { cwd: root })).trim();
+    const nothing = (reason: string): MergeResult => ({ merged: false, into, branch, commit: null, head: null, commits: 0, reason, strategy });
+    const previous = await stillMerged(root, opts.previous?.() ?? null, into, head);
+    const fresh = previous ? await count(root, `${previous.head}..${head}`) : 0;
+    if (previous && fresh === 0) return nothing(`already merged into ${into} as ${previous.commit.slice(0, 8)} (${previous.strategy}): no commits since`);
+    const ahead = await count(root, `${into}..${head}`);
+    if (ahead === 0) return nothing(`${branch} has no commits that ${into} lacks`);
+    const commits = previous ? fresh : ahead;
     const checkout = await checkedOutAt(root, into);
     if (checkout) await assertClean(checkout, into);
+    const done = (commit: string): MergeResult => {
+      const result = { merged: true, into, branch, commit, head, commits, strategy };
+      opts.onMerged?.(result);
+      return result;
+    };
     if (strategy === "merge") {
       const message = opts.message ?? `Merge ${branch} into ${into}`;
-      const result = checkout ? await mergeInCheckout(checkout, into, branch, message, env) : await mergeWithoutCheckout(root, into, branch, message, env);
-      return { ...result, strategy };
+      return done(checkout ? await mergeInCheckout(checkout, into, branch, head, message, env) : await mergeWithoutCheckout(root, into, branch, head, message, env));
     }
     const old = (await git(["rev-parse", `refs/heads/${into}`], { cwd: root })).trim();
+    const message = opts.message ?? `${branch} (squashed, ${commits} ${previous ? "new " : ""}commit${commits === 1 ? "" : "s"})`;
+    // after a recorded merge only the commits since its head are replayed (the rest is on the target already)
     const commit =
-      strategy === "squash"
-        ? await squashCommit(root, into, branch, old, opts.message ?? `${branch} (squashed, ${ahead} commit${ahead === 1 ? "" : "s"})`, env)
-        : await rebasedHead(root, into, branch, old, env);
+      strategy === "rebase"
+        ? await rebasedHead(root, into, branch, head, old, previous?.head ?? null, env)
+        : previous
+          ? await squashSince(root, into, branch, head, previous.head, old, message, env)
+          : await squashCommit(root, into, branch, old, message, env);
+    if (!commit) return nothing(`the ${commits} commit${commits === 1 ? "" : "s"} of ${branch} since ${previous!.head.slice(0, 8)} change nothing on ${into}`);
     // the target only moves forward: in its clean checkout (working tree updated) or by compare-and-swap
     if (checkout) await git(["merge", "--ff-only", commit], { cwd: checkout, env });
     else await git(["update-ref", `refs/heads/${into}`, commit, old], { cwd: root });
-    return { merged: true, into, branch, commit, strategy };
+    return done(commit);
   });
+}
+
+const count = async (root: string, range: string) => Number((await git(["rev-list", "--count", range], { cwd: root })).trim());
+
+const isAncestor = async (root: string, commit: string, of: string) => (await gitResult(["merge-base", "--is-ancestor", commit, of], { cwd: root })).code === 0;
+
+/**
+ * The previous merge when it still holds: same target, its commit still on the target (not reset
+ * away) and its head still on the branch (not rewritten). Otherwise the branch merges as a whole.
+ */
+async function stillMerged(root: string, previous: PreviousMerge | null, into: string, head: string): Promise<PreviousMerge | null> {
+  if (!previous || previous.into !== into) return null;
+  const [onTarget, onBranch] = await Promise.all([isAncestor(root, previous.commit, `refs/heads/${into}`), isAncestor(root, previous.head, head)]);
+  return onTarget && onBranch ? previous : null;
+}
+
+/** Commits on the agent's branch after `head` (its last merged head): null when never merged or unknown. */
+export async function commitsSince(ws: Workspace, head: string | null): Promise<number | null> {
+  if (!head || !ws.repoRoot || !ws.branch) return null;
+  const r = await gitResult(["rev-list", "--count", `${head}..refs/heads/${ws.branch}`], { cwd: ws.repoRoot });
+  return r.code === 0 ? Number(r.stdout.trim()) : null;
 }
 
 async function assertClean(checkout: string, into: string): Promise<void> {
@@ -103,25 +160,49 @@ async function squashCommit(root: string, into: string, branch: string, old: str
   return (await git(["commit-tree", tree, "-p", old, "-m", message], { cwd: root, env })).trim();
 }
 
-/** The branch's commits cherry-picked onto the target in a throw-away detached worktree. */
-async function rebasedHead(root: string, into: string, branch: string, old: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const base = (await git(["merge-base", old, branch], { cwd: root })).trim();
+/** The branch's commits after `since` (default: its merge base with the target) cherry-picked onto the target. */
+async function rebasedHead(root: string, into: string, branch: string, head: string, old: string, since: string | null, env: NodeJS.ProcessEnv): Promise<string> {
+  const base = since ?? (await git(["merge-base", old, head], { cwd: root })).trim();
+  return inScratchWorktree(root, old, async (tmp) => {
+    await cherryPick(tmp, ["--allow-empty", "--keep-redundant-commits", `${base}..${head}`], into, branch, env);
+    return (await git(["rev-parse", "HEAD"], { cwd: tmp })).trim();
+  });
+}
+
+/**
+ * One commit on the target with the changes of the branch's commits after `since` (merge-tree
+ * cannot take another merge base on this git): null when they change nothing there.
+ */
+async function squashSince(root: string, into: string, branch: string, head: string, since: string, old: string, message: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  return inScratchWorktree(root, old, async (tmp) => {
+    await cherryPick(tmp, ["--no-commit", `${since}..${head}`], into, branch, env);
+    const tree = (await git(["write-tree"], { cwd: tmp })).trim();
+    if (tree === (await git(["rev-parse", `${old}^{tree}`], { cwd: root })).trim()) return null;
+    return (await git(["commit-tree", tree, "-p", old, "-m", message], { cwd: root, env })).trim();
+  });
+}
+
+/** `fn` in a throw-away worktree detached at `at`, removed afterwards whatever happens. */
+async function inScratchWorktree<T>(root: string, at: string, fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-rebase-"));
   const tmp = join(dir, "wt");
-  await git(["worktree", "add", "--detach", tmp, old], { cwd: root });
+  await git(["worktree", "add", "--detach", tmp, at], { cwd: root });
   try {
-    const r = await gitResult(["cherry-pick", "--allow-empty", "--keep-redundant-commits", `${base}..${branch}`], { cwd: tmp, env });
-    if (r.code !== 0) {
-      const files = (await gitResult(["diff", "--name-only", "--diff-filter=U"], { cwd: tmp })).stdout.split("\n").filter(Boolean);
-      await gitResult(["cherry-pick", "--abort"], { cwd: tmp });
-      if (files.length > 0) throw conflict(into, branch, files);
-      throw new DomainError("MERGE_FAILED", `git cherry-pick failed: ${(r.stderr || r.stdout).trim()}`);
-    }
-    return (await git(["rev-parse", "HEAD"], { cwd: tmp })).trim();
+    return await fn(tmp);
   } finally {
     await gitResult(["worktree", "remove", "--force", tmp], { cwd: root });
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** cherry-pick in a scratch worktree; a conflict is aborted and named. */
+async function cherryPick(tmp: string, args: string[], into: string, branch: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const r = await gitResult(["cherry-pick", ...args], { cwd: tmp, env });
+  if (r.code === 0) return;
+  const files = (await gitResult(["diff", "--name-only", "--diff-filter=U"], { cwd: tmp })).stdout.split("\n").filter(Boolean);
+  await gitResult(["cherry-pick", "--abort"], { cwd: tmp });
+  if (files.length > 0) throw conflict(into, branch, files);
+  throw new DomainError("MERGE_FAILED", `git cherry-pick failed: ${(r.stderr || r.stdout).trim()}`);
 }
 
 async function checkedOutAt(root: string, branch: string): Promise<string | null> {
@@ -134,23 +215,24 @@ async function checkedOutAt(root: string, branch: string): Promise<string | null
   return null;
 }
 
-async function mergeInCheckout(checkout: string, into: string, branch: string, message: string, env: NodeJS.ProcessEnv): Promise<Omit<MergeResult, "strategy">> {
-  const r = await gitResult(["merge", "--no-ff", "--no-edit", "-m", message, branch], { cwd: checkout, env });
+/** `git merge` in the target's clean checkout (aborted on conflict): the merge commit. */
+async function mergeInCheckout(checkout: string, into: string, branch: string, head: string, message: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const r = await gitResult(["merge", "--no-ff", "--no-edit", "-m", message, head], { cwd: checkout, env });
   if (r.code !== 0) {
     const conflicted = (await gitResult(["diff", "--name-only", "--diff-filter=U"], { cwd: checkout })).stdout.split("\n").filter(Boolean);
     await gitResult(["merge", "--abort"], { cwd: checkout });
     if (conflicted.length > 0) throw conflict(into, branch, conflicted);
     throw new DomainError("MERGE_FAILED", `git merge failed: ${(r.stderr || r.stdout).trim()}`);
   }
-  return { merged: true, into, branch, commit: (await git(["rev-parse", "HEAD"], { cwd: checkout })).trim() };
+  return (await git(["rev-parse", "HEAD"], { cwd: checkout })).trim();
 }
 
-async function mergeWithoutCheckout(root: string, into: string, branch: string, message: string, env: NodeJS.ProcessEnv): Promise<Omit<MergeResult, "strategy">> {
+async function mergeWithoutCheckout(root: string, into: string, branch: string, head: string, message: string, env: NodeJS.ProcessEnv): Promise<string> {
   const old = (await git(["rev-parse", `refs/heads/${into}`], { cwd: root })).trim();
   const tree = await mergedTree(root, into, branch);
-  const commit = (await git(["commit-tree", tree, "-p", old, "-p", branch, "-m", message], { cwd: root, env })).trim();
+  const commit = (await git(["commit-tree", tree, "-p", old, "-p", head, "-m", message], { cwd: root, env })).trim();
   await git(["update-ref", `refs/heads/${into}`, commit, old], { cwd: root });
-  return { merged: true, into, branch, commit };
+  return commit;
 }
 
 function conflict(into: string, branch: string, files: string[]): DomainError {

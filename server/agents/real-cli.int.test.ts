@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { REPO_ROOT } from "../paths";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeReplyInput, RecordedRequest } from "../testing/fake-model";
 import { git, startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
@@ -174,5 +175,85 @@ describe("real Codex against the fake model", () => {
     const events = out.lines.flatMap((l) => l.events);
     expect(events.some((e) => e.kind === "tool_call" && e.name === "exec_command")).toBe(true);
     expect(events.some((e) => e.kind === "error" && !e.fatal)).toBe(true); // the model-metadata warning
+  });
+});
+
+/**
+ * The agents' work lands: each real CLI, in its DEFAULT permission mode, commits on its branch by
+ * itself (autocommit is off in this world, so a commit on the branch is the CLI's own), and merge
+ * brings it to main. The repository lies outside /tmp (codex's sandbox may write /tmp anyway), so
+ * the codex case also shows what stays read-only: hooks and main.
+ */
+describe("real CLIs commit in their default modes", () => {
+  let repo: string;
+  beforeAll(() => {
+    const parent = join(REPO_ROOT, "node_modules", ".cache", "switchyard-tests");
+    mkdirSync(parent, { recursive: true });
+    repo = mkdtempSync(join(parent, "repo-"));
+    git(repo, "init", "-q", "-b", "main");
+    writeFileSync(join(repo, "README.md"), "# test repo\n");
+    git(repo, "add", ".");
+    git(repo, "commit", "-q", "-m", "initial");
+  });
+  afterAll(() => rmSync(repo, { recursive: true, force: true }));
+
+  it("Claude Code (acceptEdits) commits with git add && git commit, heredoc message and all; merge brings it to main", async () => {
+    let turn = 0;
+    w.fake.setHandler((req) => {
+      if (req.api !== "anthropic" || !req.script.offeredTools.includes("Bash")) return undefined;
+      const ws = workspaceOf(req);
+      turn++;
+      if (turn === 1) return write(join(ws, "from-claude.txt"), "claude was here\n");
+      if (turn === 2) {
+        const command = `git add -A && git commit -m "$(cat <<'EOF'\nAdd from-claude.txt\n\nWritten by the test.\nEOF\n)" && git status --short && git log --oneline -1`;
+        return { kind: "turn", text: "Committing.", toolCalls: [{ name: "Bash", input: { command, description: "Commit the change" } }] };
+      }
+      if (turn === 3) return write(join(ws, ".switchyard", "output", "signal.json"), JSON.stringify({ status: "done", result: { message: "added from-claude.txt" } }));
+      return "Done.";
+    });
+    const agent = await w.t.client.agents.spawn.mutate({ provider: "claude", repo, prompt: "Add a file and commit it. REAL_CLAUDE_COMMIT" });
+    expect(agent.permissionMode).toBe("acceptEdits");
+    const done = await waitForAgent(w.t.client, agent.id, ["idle", "crashed", "waiting_for_input"], 90_000);
+    expect(done.status, done.statusReason ?? "").toBe("idle");
+    const results = (await w.t.client.agents.output.query({ agentId: agent.id, fromLine: 0, limit: 500 })).lines.flatMap((l) => l.events).filter((e) => e.kind === "tool_result");
+    expect(results.find((e) => e.kind === "tool_result" && e.name === "Bash"), JSON.stringify(results)).toMatchObject({ isError: false });
+    expect(git(repo, "log", "-1", "--format=%s", done.branch!)).toBe("Add from-claude.txt");
+    expect(git(done.workspacePath, "status", "--porcelain")).toBe("");
+    const merged = await w.t.client.agents.merge.mutate({ agentId: agent.id });
+    expect(merged.merged).toBe(true);
+    expect(git(repo, "show", "main:from-claude.txt")).toBe("claude was here");
+  });
+
+  it("Codex (workspace-write sandbox) commits on its branch while hooks and main stay read-only; merge brings it to main", async () => {
+    let turn = 0;
+    w.fake.setHandler((req) => {
+      if (req.api === "anthropic") return undefined;
+      turn++;
+      if (turn !== 1) return undefined; // the fake's default answer ends the turn
+      const cmd = [
+        "echo 'codex was here' > from-codex.txt",
+        "git add -A && git commit -q -m 'Add from-codex.txt' && echo COMMITTED-$((1+1))",
+        'echo x > "$(git rev-parse --git-common-dir)/hooks/post-commit" && echo HOOK-$((1+1))',
+        'echo x > "$(git rev-parse --git-common-dir)/refs/heads/main" && echo MAIN-$((1+1))',
+        "true",
+      ].join("; ");
+      return { kind: "turn", text: "Committing.", toolCalls: [{ name: "exec_command", input: { cmd } }] };
+    });
+    const agent = await w.t.client.agents.spawn.mutate({ provider: "codex", repo, prompt: "Add a file and commit it.", model: "fake-model" });
+    expect(agent.permissionMode).toBe("acceptEdits");
+    const done = await waitForAgent(w.t.client, agent.id, ["idle", "crashed", "waiting_for_input"], 90_000);
+    expect(done.status, done.statusReason ?? "").toBe("idle");
+    const raw = (await w.t.client.agents.output.query({ agentId: agent.id, fromLine: 0, limit: 500, format: "raw" })).lines.map((l) => l.raw ?? "").join("\n");
+    // the markers print "-2" only when a command succeeded (the command line itself holds "$((1+1))")
+    expect(raw).toContain("COMMITTED-2");
+    expect(raw).not.toContain("HOOK-2");
+    expect(raw).not.toContain("MAIN-2");
+    expect(raw).toContain("Read-only file system");
+    expect(existsSync(join(repo, ".git", "hooks", "post-commit"))).toBe(false);
+    expect(git(repo, "log", "-1", "--format=%s", done.branch!)).toBe("Add from-codex.txt");
+    const merged = await w.t.client.agents.merge.mutate({ agentId: agent.id, strategy: "squash" });
+    expect(merged.merged).toBe(true);
+    expect(git(repo, "show", "main:from-codex.txt")).toBe("codex was here");
+    expect(git(repo, "log", "--format=%s", "main")).toContain("initial");
   });
 });

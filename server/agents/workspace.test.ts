@@ -6,7 +6,7 @@ import { git, makeRepo } from "../testing/agents-world";
 import { generateAlias } from "./aliases";
 import { readSignal, writeInputFiles } from "./input-files";
 import { buildPrompt } from "./prompts";
-import { createWorkspace, removeWorkspace, workspaceChanges, workspaceDiff, workspaceSummary } from "./workspace";
+import { createWorkspace, removeWorkspace, workspaceChanges, workspaceDiff, workspaceSummary, workspaceTestHooks, type Workspace } from "./workspace";
 
 const cleanup: string[] = [];
 afterEach(() => {
@@ -71,13 +71,28 @@ describe("createWorkspace", () => {
     for (const alias of ["a-b", "e-f"]) expect(existsSync(join(worktreesDir, alias))).toBe(false);
   });
 
-  it("gives a non-git directory a plain workspace", async () => {
+  it("refuses a directory that is not in a git repository (REPO_NOT_GIT, naming it), and makes nothing", async () => {
     const plain = mkdtempSync(join(tmpdir(), "ws-plain-"));
     const home = mkdtempSync(join(tmpdir(), "ws-home-"));
     cleanup.push(plain, home);
-    const ws = await createWorkspace({ worktreesDir: join(home, "w"), alias: "x-y", repo: plain });
-    expect(ws).toMatchObject({ kind: "directory", branch: null, repoRoot: null });
-    expect(existsSync(ws.path)).toBe(true);
+    writeFileSync(join(plain, "notes.txt"), "mine\n");
+    const err = await createWorkspace({ worktreesDir: join(home, "w"), alias: "x-y", repo: plain }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "REPO_NOT_GIT" });
+    expect((err as Error).message).toContain(plain);
+    expect((err as Error).message).toContain("--init");
+    expect(existsSync(join(home, "w", "x-y"))).toBe(false);
+    expect(existsSync(join(plain, ".git"))).toBe(false);
+  });
+
+  it("with init, makes the directory a repository (its files in a first commit) and branches from it", async () => {
+    const plain = mkdtempSync(join(tmpdir(), "ws-plain-"));
+    const home = mkdtempSync(join(tmpdir(), "ws-home-"));
+    cleanup.push(plain, home);
+    writeFileSync(join(plain, "notes.txt"), "mine\n");
+    const ws = await createWorkspace({ worktreesDir: join(home, "w"), alias: "x-y", repo: plain, init: true });
+    expect(ws).toMatchObject({ kind: "worktree", branch: "switchyard/x-y" });
+    expect(git(plain, "log", "--format=%s")).toBe("Initial commit (made by Switchyard for an agent to branch from)");
+    expect(readFileSync(join(ws.path, "notes.txt"), "utf8")).toBe("mine\n");
   });
 });
 
@@ -164,5 +179,41 @@ describe("workspaceSummary", () => {
     const cut = await workspaceSummary(ws, { maxBytes: 40 });
     expect(cut.truncated).toBe(true);
     expect(cut.patch).toHaveLength(40);
+  });
+
+  it("a read that the worktree's removal overlaps is done again from the kept branch (or finds no changes without one)", async () => {
+    const { repo, worktreesDir } = setup();
+    const committedWorkspace = async (alias: string, commit: boolean): Promise<Workspace> => {
+      const ws = await createWorkspace({ worktreesDir, alias, repo });
+      if (!commit) return ws;
+      writeFileSync(join(ws.path, "kept.txt"), "on the branch\n");
+      git(ws.path, "add", "kept.txt");
+      git(ws.path, "commit", "-qm", "kept");
+      return ws;
+    };
+    // cleanup removes the worktree after the read has begun and before git runs in it
+    const removedDuringRead = async <T>(ws: Workspace, read: () => Promise<T>, deleteBranch = false): Promise<T> => {
+      let removals = 0;
+      workspaceTestHooks.beforeWorktreeRead = async (path) => {
+        if (path === ws.path && removals++ === 0) await removeWorkspace(ws, { deleteBranch });
+      };
+      try {
+        return await read();
+      } finally {
+        delete workspaceTestHooks.beforeWorktreeRead;
+        expect(removals).toBe(1);
+        expect(existsSync(ws.path)).toBe(false);
+      }
+    };
+    const a = await committedWorkspace("race-ant", true);
+    const summary = await removedDuringRead(a, () => workspaceSummary(a, { maxBytes: 1 << 20 }));
+    expect(summary).toMatchObject({ files: [{ path: "kept.txt", status: "A", insertions: 1, deletions: 0 }], commitsAhead: 1, dirty: false, truncated: false });
+    expect(summary.patch).toContain("+on the branch");
+    const b = await committedWorkspace("race-bee", true);
+    expect(await removedDuringRead(b, () => workspaceChanges(b))).toMatchObject({ files: [{ path: "kept.txt", status: "A" }], insertions: 1, commitsAhead: 1 });
+    const c = await committedWorkspace("race-cat", true);
+    expect((await removedDuringRead(c, () => workspaceDiff(c))).patch).toContain("+on the branch");
+    const d = await committedWorkspace("race-dog", false);
+    expect(await removedDuringRead(d, () => workspaceSummary(d, { maxBytes: 1 << 20 }), true)).toMatchObject({ files: [], commitsAhead: 0, patch: "" });
   });
 });

@@ -5,6 +5,7 @@ import { dirname, isAbsolute, join, normalize, relative, resolve } from "node:pa
 import { createInterface } from "node:readline";
 import { DomainError } from "../errors";
 import { git, gitMany, repoRootOf } from "./git";
+import type { WorktreeGit } from "./providers/types";
 
 export interface WorkspaceRequest {
   /** <SWITCHYARD_HOME>/worktrees */
@@ -14,6 +15,8 @@ export interface WorkspaceRequest {
   repo: string;
   /** Default: the repository's current HEAD. */
   baseRef?: string;
+  /** When `repo` is not in a git repository: make it one (its files in a first commit) instead of refusing (REPO_NOT_GIT). */
+  init?: boolean;
   /** Overrides the repository's `.switchyard/setup` file. */
   setupCommand?: string;
   onSetupOutput?: (line: string, stream: "stdout" | "stderr") => void;
@@ -37,6 +40,52 @@ export interface FileChange {
 
 const OWN_DIR = ".switchyard/";
 
+/** Test support, never set in production: runs when a read of a worktree's files begins. */
+export const workspaceTestHooks: { beforeWorktreeRead?: (path: string) => Promise<void> } = {};
+
+/**
+ * A read of a worktree (changes, diff, summary) can meet its removal (cleanup at idle, the sweep,
+ * a user's cleanup): git run in a directory being deleted fails, or sees files vanish. The reads
+ * under way are noted per path; a removal marks the ones it overlaps, which are then done again
+ * once it is over: from the kept branch, which holds everything (only a clean worktree is removed
+ * on its own; a deleted branch had no commits). A removal never waits for a read.
+ */
+type WorktreeRead = { overlapped: boolean };
+const worktreeReads = new Map<string, Set<WorktreeRead>>();
+const worktreeRemovals = new Map<string, Promise<unknown>>();
+
+async function readWorktree<T>(ws: Workspace, fromWorktree: () => Promise<T>, fromBranch: () => Promise<T>): Promise<T> {
+  for (;;) {
+    while (worktreeRemovals.has(ws.path)) await worktreeRemovals.get(ws.path);
+    if (!existsSync(ws.path)) return fromBranch();
+    const read: WorktreeRead = { overlapped: false };
+    const reads = worktreeReads.get(ws.path) ?? new Set<WorktreeRead>();
+    worktreeReads.set(ws.path, reads.add(read));
+    try {
+      await workspaceTestHooks.beforeWorktreeRead?.(ws.path);
+      const result = await fromWorktree();
+      if (!read.overlapped) return result;
+    } catch (err) {
+      if (!read.overlapped) throw err;
+    } finally {
+      reads.delete(read);
+      if (reads.size === 0 && worktreeReads.get(ws.path) === reads) worktreeReads.delete(ws.path);
+    }
+  }
+}
+
+/** Removes a worktree's directory; the reads of it under way are done again afterwards. */
+function removingWorktree(path: string, remove: () => Promise<unknown>): Promise<unknown> {
+  for (const read of worktreeReads.get(path) ?? []) read.overlapped = true;
+  const done = remove();
+  const settled = done.catch(() => undefined);
+  worktreeRemovals.set(path, settled);
+  void settled.then(() => {
+    if (worktreeRemovals.get(path) === settled) worktreeRemovals.delete(path);
+  });
+  return done;
+}
+
 /**
  * git's worktree commands are not safe to run at once on one repository (a worktree being added
  * is read half-made by another `worktree add`): they are serialized per repository.
@@ -54,9 +103,30 @@ export function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> 
   return next;
 }
 
+/** REPO_NOT_GIT for a path outside any git repository, naming it and the way out. */
+export function repoNotGit(path: string): DomainError {
+  return new DomainError("REPO_NOT_GIT", `${path} is not a git repository: an agent works on its own branch of one. Run \`git init\` there (and commit), or spawn with --init to have Switchyard make it one`, { details: { path } });
+}
+
 /**
- * A git worktree on branch `switchyard/<alias>` at `<worktreesDir>/<alias>`, or a plain directory
- * for a non-git path. Every git failure is fatal and typed: never fall back to the main checkout.
+ * `git init` in a directory and a first commit of what it holds (Switchyard as committer when
+ * git has no identity), so agents can branch from it. Returns the repository's root.
+ */
+async function initRepository(dir: string): Promise<string> {
+  await git(["init", "-q"], { cwd: dir });
+  const email = await git(["config", "user.email"], { cwd: dir }).catch(() => "");
+  const env: NodeJS.ProcessEnv = email.trim()
+    ? process.env
+    : { ...process.env, GIT_AUTHOR_NAME: "Switchyard", GIT_AUTHOR_EMAIL: "switchyard@localhost", GIT_COMMITTER_NAME: "Switchyard", GIT_COMMITTER_EMAIL: "switchyard@localhost" };
+  await git(["add", "-A"], { cwd: dir, env });
+  await git(["commit", "-q", "--allow-empty", "--no-verify", "-m", "Initial commit (made by Switchyard for an agent to branch from)"], { cwd: dir, env });
+  return (await git(["rev-parse", "--show-toplevel"], { cwd: dir })).trim();
+}
+
+/**
+ * A git worktree on branch `switchyard/<alias>` at `<worktreesDir>/<alias>`. A path outside any
+ * git repository is refused (REPO_NOT_GIT) unless `init` says to make it one. Every git failure
+ * is fatal and typed: never fall back to the main checkout.
  */
 export async function createWorkspace(req: WorkspaceRequest): Promise<Workspace> {
   const repo = resolve(req.repo);
@@ -64,11 +134,9 @@ export async function createWorkspace(req: WorkspaceRequest): Promise<Workspace>
   await mkdir(req.worktreesDir, { recursive: true });
   const path = join(req.worktreesDir, req.alias);
   if (existsSync(path)) throw new DomainError("WORKTREE_EXISTS", `${path} already exists: pick another alias or remove it`, { kind: "CONFLICT" });
-  const root = await repoRootOf(repo);
-  if (!root) {
-    await mkdir(path, { recursive: true });
-    return { kind: "directory", path, repoRoot: null, branch: null, baseRef: null, baseCommit: null };
-  }
+  let root = await repoRootOf(repo);
+  if (!root && !req.init) throw repoNotGit(repo);
+  root ??= await initRepository(repo);
   const baseRef = req.baseRef ?? "HEAD";
   let baseCommit: string;
   try {
@@ -222,7 +290,7 @@ export async function removeWorkspace(ws: Workspace, opts: { force?: boolean; de
         details: { files: dirty },
       });
     }
-    await withRepoLock(root, () => git(["worktree", "remove", "--force", ws.path], { cwd: root }).catch(async () => rm(ws.path, { recursive: true, force: true })));
+    await removingWorktree(ws.path, () => withRepoLock(root, () => git(["worktree", "remove", "--force", ws.path], { cwd: root }).catch(async () => rm(ws.path, { recursive: true, force: true }))));
   }
   await withRepoLock(root, () => git(["worktree", "prune"], { cwd: root }).catch(() => undefined));
   if (opts.deleteBranch && ws.branch && (await branchExists(root, ws.branch))) {
@@ -241,14 +309,18 @@ export async function workspaceChanges(ws: Workspace) {
   if (ws.kind === "directory" || !ws.baseCommit) {
     return { dirty: false, files: [] as FileChange[], insertions: 0, deletions: 0, commitsAhead: 0 };
   }
-  if (!existsSync(ws.path)) return branchChanges(ws);
+  const base = ws.baseCommit;
+  return readWorktree(ws, () => worktreeChanges(ws, base), () => branchChanges(ws));
+}
+
+async function worktreeChanges(ws: Workspace, base: string) {
   const scope = ["--", ".", `:(exclude)${OWN_DIR}`];
   // independent reads: run at once (each git start costs a few ms)
   const [numstat, names, untrackedOut, ahead, dirty] = await Promise.all([
-    git(["diff", "--numstat", ws.baseCommit, ...scope], { cwd: ws.path }),
-    git(["diff", "--name-status", ws.baseCommit, ...scope], { cwd: ws.path }),
+    git(["diff", "--numstat", base, ...scope], { cwd: ws.path }),
+    git(["diff", "--name-status", base, ...scope], { cwd: ws.path }),
     git(["ls-files", "--others", "--exclude-standard"], { cwd: ws.path }),
-    git(["rev-list", "--count", `${ws.baseCommit}..HEAD`], { cwd: ws.path }),
+    git(["rev-list", "--count", `${base}..HEAD`], { cwd: ws.path }),
     dirtyFiles(ws),
   ]);
   const files = fileChanges(numstat, names);
@@ -269,14 +341,20 @@ export async function workspaceChanges(ws: Workspace) {
 export async function workspaceDiff(ws: Workspace, opts: { maxBytes?: number } = {}): Promise<{ patch: string; truncated: boolean }> {
   const max = opts.maxBytes ?? 1 << 20;
   if (ws.kind === "directory" || !ws.baseCommit) return { patch: "", truncated: false };
-  if (!existsSync(ws.path)) {
-    // the worktree was cleaned up: what its branch holds (all committed)
-    if (!ws.repoRoot || !ws.branch || !(await branchExists(ws.repoRoot, ws.branch))) return { patch: "", truncated: false };
-    const committed = await git(["diff", ws.baseCommit, ws.branch, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.repoRoot });
-    return committed.length > max ? { patch: committed.slice(0, max), truncated: true } : { patch: committed, truncated: false };
-  }
+  const base = ws.baseCommit;
+  return readWorktree(ws, () => worktreeDiff(ws, base, max), () => branchDiff(ws, base, max));
+}
+
+/** A cleaned-up worktree's diff: what its branch holds (all committed; no branch, no commits). */
+async function branchDiff(ws: Workspace, base: string, max: number): Promise<{ patch: string; truncated: boolean }> {
+  if (!ws.repoRoot || !ws.branch || !(await branchExists(ws.repoRoot, ws.branch))) return { patch: "", truncated: false };
+  const committed = await git(["diff", base, ws.branch, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.repoRoot });
+  return committed.length > max ? { patch: committed.slice(0, max), truncated: true } : { patch: committed, truncated: false };
+}
+
+async function worktreeDiff(ws: Workspace, base: string, max: number): Promise<{ patch: string; truncated: boolean }> {
   const [tracked, untrackedOut] = await Promise.all([
-    git(["diff", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path }),
+    git(["diff", base, "--", ".", `:(exclude)${OWN_DIR}`], { cwd: ws.path }),
     git(["ls-files", "--others", "--exclude-standard"], { cwd: ws.path }),
   ]);
   let patch = tracked;
@@ -355,15 +433,24 @@ export async function restoreWorktree(ws: Workspace): Promise<void> {
  * statuses come from the patch itself.
  */
 export async function workspaceSummary(ws: Workspace, opts: { maxBytes: number }) {
-  if (ws.kind === "directory" || !ws.baseCommit || !existsSync(ws.path)) {
+  if (ws.kind === "directory" || !ws.baseCommit) {
     const [changes, diff] = await Promise.all([workspaceChanges(ws), workspaceDiff(ws, { maxBytes: opts.maxBytes })]);
     return { ...changes, ...diff };
   }
+  const base = ws.baseCommit;
+  const fromBranch = async () => {
+    const [changes, diff] = await Promise.all([branchChanges(ws), branchDiff(ws, base, opts.maxBytes)]);
+    return { ...changes, ...diff };
+  };
+  return readWorktree(ws, () => worktreeSummary(ws, base, opts.maxBytes), fromBranch);
+}
+
+async function worktreeSummary(ws: Workspace, base: string, maxBytes: number) {
   const [tracked, status, ahead] = (await gitMany(
     [
-      ["diff", "--no-color", "--no-ext-diff", ws.baseCommit, "--", ".", `:(exclude)${OWN_DIR}`],
+      ["diff", "--no-color", "--no-ext-diff", base, "--", ".", `:(exclude)${OWN_DIR}`],
       ["status", "--porcelain", "--untracked-files=all"],
-      ["rev-list", "--count", `${ws.baseCommit}..HEAD`],
+      ["rev-list", "--count", `${base}..HEAD`],
     ],
     { cwd: ws.path },
   )) as [string, string, string];
@@ -389,15 +476,58 @@ export async function workspaceSummary(ws: Workspace, opts: { maxBytes: number }
     const lines = text.split("\n");
     if (text.endsWith("\n")) lines.pop();
     files.push({ path, status: "?", insertions: lines.length, deletions: 0 });
-    if (patch.length <= opts.maxBytes) patch += newFilePatch(path, lines);
+    if (patch.length <= maxBytes) patch += newFilePatch(path, lines);
   }
-  const truncated = patch.length > opts.maxBytes;
+  const truncated = patch.length > maxBytes;
   return {
     dirty: dirty.length > 0,
     files,
     ...totals(files),
     commitsAhead: Number(ahead.trim()),
-    patch: truncated ? patch.slice(0, opts.maxBytes) : patch,
+    patch: truncated ? patch.slice(0, maxBytes) : patch,
     truncated,
   };
+}
+
+/**
+ * Where a commit in a worktree writes: its own git dir and the repository's common dir (one git
+ * child). The reflog folder of the agent's branch is made when missing, so a CLI whose sandbox
+ * may write only existing folders can still record the commit.
+ */
+export async function worktreeGit(path: string, branch: string): Promise<WorktreeGit> {
+  const [gitDir, commonDir] = (await git(["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"], { cwd: path })).trim().split("\n") as [string, string];
+  await mkdir(join(commonDir, "logs", "refs", "heads", dirname(branch)), { recursive: true });
+  return { gitDir, commonDir, branch };
+}
+
+export interface CommitIdentity {
+  name: string;
+  email: string;
+}
+
+/**
+ * Commit everything in a worktree (Switchyard's own `.switchyard/` excluded) on its branch: the
+ * agent as author, the repository's identity as committer (Switchyard's when it has none). Hooks
+ * do not run: this is a snapshot of what the agent left, reviewed before it is merged. Returns
+ * the commit and the paths it holds.
+ */
+export async function commitWorktree(ws: Workspace, opts: { message: string; author: CommitIdentity }): Promise<{ commit: string; files: string[] }> {
+  if (ws.kind !== "worktree") throw new DomainError("NOT_A_WORKTREE", "Only a git worktree can be committed", { kind: "CONFLICT" });
+  const email = await git(["config", "user.email"], { cwd: ws.path }).catch(() => "");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GIT_AUTHOR_NAME: opts.author.name,
+    GIT_AUTHOR_EMAIL: opts.author.email,
+    ...(email.trim() ? {} : { GIT_COMMITTER_NAME: "Switchyard", GIT_COMMITTER_EMAIL: "switchyard@localhost" }),
+  };
+  // `.switchyard/` is in the repository's info/exclude; a worktree made before that was not
+  await git(["add", "-A"], { cwd: ws.path, env });
+  let files = (await git(["diff", "--cached", "--name-only", "-z"], { cwd: ws.path })).split("\0").filter(Boolean);
+  if (files.some((f) => f.startsWith(OWN_DIR))) {
+    await git(["rm", "-r", "-q", "--cached", "--", OWN_DIR], { cwd: ws.path, env });
+    files = files.filter((f) => !f.startsWith(OWN_DIR));
+  }
+  if (files.length === 0) throw new DomainError("NOTHING_TO_COMMIT", `Nothing to commit in ${ws.path}`, { kind: "CONFLICT" });
+  await git(["commit", "--no-verify", "--quiet", "-F", "-"], { cwd: ws.path, env, input: opts.message });
+  return { commit: (await git(["rev-parse", "HEAD"], { cwd: ws.path })).trim(), files };
 }

@@ -40,7 +40,7 @@ export async function benchCliStep(options: { rounds?: number } = {}): Promise<B
   const strategyPath = join(repo, "strategies", "one-cli-step.yaml");
   writeFileSync(strategyPath, `name: One CLI step\nversion: "1"\nagents:\n  coder: {type: cli, provider: fake}\nflow: {type: sequential, steps: [{agent: coder}]}\n`);
   // cleanup off: neither side should include removing the worktree afterwards
-  const server = await spawnServer({ home, build: true, env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_AGENT_CLEANUP: "off" } });
+  const server = await spawnServer({ home, build: true, env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_AGENT_CLEANUP: "off", SWITCHYARD_AGENT_AUTOCOMMIT: "off" } });
   try {
     const api = createSwitchyardClient({ url: server.url });
     const bare: number[] = [];

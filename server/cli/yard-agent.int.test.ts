@@ -79,4 +79,25 @@ describe("yard agent", () => {
     const result = out.lines.flatMap((l) => l.events).find((e) => e.kind === "tool_result");
     expect(result).toMatchObject({ isError: false, output: "sya." });
   });
+
+  it("merge, then get: the merge shows (human and --json) and a second merge says it is already merged", async () => {
+    const a = await t.client.agents.spawn.mutate({
+      provider: "fake",
+      repo,
+      prompt: fakeAgentPrompt("commit", [{ write: { path: "cli-merge.txt", content: "m\n" } }, { bash: 'git add -A && git -c user.name=a -c user.email=a@b commit -qm "cli merge"' }, { done: "committed" }]),
+    });
+    await waitForAgent(t.client, a.id);
+    const merged = await runYard(["agent", "merge", a.alias, "--strategy", "squash"]);
+    expect(merged.code, merged.err).toBe(0);
+    const result = JSON.parse(merged.out) as { merged: boolean; commit: string };
+    expect(result.merged).toBe(true);
+    const human = await runYard(["agent", "get", a.alias]);
+    expect(human.code, human.err).toBe(0);
+    expect(human.out).toMatch(new RegExp(`^merged {4}into main as ${result.commit.slice(0, 8)} \\(squash\\) at \\S+, nothing new since$`, "m"));
+    const json = JSON.parse((await runYard(["agent", "get", a.alias, "--json"])).out) as { merge: { into: string; strategy: string; commit: string } };
+    expect(json.merge).toMatchObject({ into: "main", strategy: "squash", commit: result.commit });
+    expect((await runYard(["agent", "list"])).out).toMatch(new RegExp(`${a.alias}.*merged into main`));
+    const again = JSON.parse((await runYard(["agent", "merge", a.alias, "--strategy", "squash"])).out) as { merged: boolean; reason: string };
+    expect(again).toMatchObject({ merged: false, reason: `already merged into main as ${result.commit.slice(0, 8)} (squash): no commits since` });
+  });
 });

@@ -38,7 +38,7 @@ export class ConversationsService {
   /** The agent a task or phase label points at: a running one first, then the newest. */
   private resolveTarget(input: AskInput): string {
     if (input.toAgentId === HUMAN) return HUMAN;
-    if (input.toAgentId) return this.agents.get(input.toAgentId).id;
+    if (input.toAgentId) return this.agents.resolveId(input.toAgentId);
     const label = input.taskId ? { taskId: input.taskId } : { phaseId: input.phaseId! };
     const candidates = this.agents.list(label).filter((a) => a.id !== input.fromAgentId);
     for (const status of LIVE_FIRST) {
@@ -49,15 +49,21 @@ export class ConversationsService {
     throw new DomainError("CONVERSATION_TARGET_NOT_FOUND", `No agent works on ${what}`, { kind: "NOT_FOUND" });
   }
 
+  /** An agent's id or alias (or "human") as stored: the canonical id; unknown ones as given (threads outlive agents). */
+  agentRef(idOrAlias: string): string {
+    return idOrAlias === HUMAN ? HUMAN : this.agents.resolveId(idOrAlias, { lenient: true });
+  }
+
   async ask(raw: AskInput): Promise<Conversation> {
     const input = AskInput.parse(raw);
     const from = input.fromAgentId === HUMAN ? null : this.agents.get(input.fromAgentId);
-    const toAgentId = this.resolveTarget(input);
-    if (toAgentId === input.fromAgentId) throw new DomainError("CONVERSATION_SELF", "An agent cannot ask itself");
+    const fromAgentId = from?.id ?? HUMAN;
+    const toAgentId = this.resolveTarget({ ...input, fromAgentId });
+    if (toAgentId === fromAgentId) throw new DomainError("CONVERSATION_SELF", "An agent cannot ask itself");
     const now = Date.now();
     const row: Row = {
       id: `conv_${uuidv7()}`,
-      fromAgentId: input.fromAgentId,
+      fromAgentId,
       toAgentId,
       initiativeId: from?.initiativeId ?? null,
       phaseId: input.phaseId ?? from?.phaseId ?? null,
@@ -79,20 +85,21 @@ export class ConversationsService {
     return toConversation(row);
   }
 
-  /** Pending questions addressed to an agent (or "human"), oldest first. */
+  /** Pending questions addressed to an agent (id or alias, or "human"), oldest first. */
   pending(toAgentId: string): Conversation[] {
     return this.db
       .select()
       .from(conversations)
-      .where(and(eq(conversations.toAgentId, toAgentId), eq(conversations.status, "pending")))
+      .where(and(eq(conversations.toAgentId, this.agentRef(toAgentId)), eq(conversations.status, "pending")))
       .orderBy(conversations.createdAt)
       .all()
       .map(toConversation);
   }
 
   list(filter: { agentId?: string; status?: "pending" | "answered" } = {}): Conversation[] {
+    const agentId = filter.agentId ? this.agentRef(filter.agentId) : undefined;
     const conds = [
-      filter.agentId ? or(eq(conversations.toAgentId, filter.agentId), eq(conversations.fromAgentId, filter.agentId)) : undefined,
+      agentId ? or(eq(conversations.toAgentId, agentId), eq(conversations.fromAgentId, agentId)) : undefined,
       filter.status ? eq(conversations.status, filter.status) : undefined,
     ].filter((c) => c !== undefined);
     return this.db

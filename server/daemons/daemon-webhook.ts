@@ -2,11 +2,12 @@ import type { FastifyInstance } from "fastify";
 import { isDomainError } from "../errors";
 import type { DaemonsService } from "./daemons.service";
 
-const STATUS: Record<string, number> = { DAEMON_QUEUE_FULL: 429, DAEMON_NOT_FOUND: 404, DAEMON_NOT_RUNNING: 409 };
+const STATUS: Record<string, number> = { DAEMON_QUEUE_FULL: 429, DAEMON_NOT_FOUND: 404, DAEMON_NOT_RUNNING: 409, DAEMON_NAME_AMBIGUOUS: 409 };
 
 /**
- * `POST /daemons/:id/trigger`: the JSON body is the payload. 202 {seq} once it is durably queued;
- * 429 when the queue is full, 404 for an unknown daemon, 409 when it is not running.
+ * `POST /daemons/:id/trigger` (`:id` the daemon's id or name): the JSON body is the payload. 202
+ * {seq} once it is durably queued; 429 when the queue is full, 404 for an unknown daemon, 409 when
+ * it is not running (or the name is ambiguous).
  */
 export function registerDaemonWebhook(app: FastifyInstance, service: DaemonsService): void {
   app.post<{ Params: { id: string } }>("/daemons/:id/trigger", async (req, reply) => {

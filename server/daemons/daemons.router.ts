@@ -12,6 +12,7 @@ function service(ctx: Context): DaemonsService {
   return daemons;
 }
 
+/** Every procedure taking a daemon takes its id or its name (`DaemonsService.resolveId`). */
 export const daemonsRouter = router({
   spawn: publicProcedure.input(SpawnDaemonInput).mutation(({ input, ctx }) => service(ctx).spawn(input)),
   /** Resolves once the event is durably queued. */
@@ -24,9 +25,10 @@ export const daemonsRouter = router({
   /** The daemon's events after lastEventId, then live ones, in batches tracked by their last id. */
   onEvents: publicProcedure.input(OnDaemonEventsInput).subscription(async function* ({ input, ctx, signal }) {
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
+    const id = service(ctx).resolveId(input.daemonId, { lenient: true });
     ctx.stats.sseOpened();
     try {
-      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: { kind: "daemon", id: input.daemonId }, signal })) {
+      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: { kind: "daemon", id }, signal })) {
         yield tracked(String(batch[batch.length - 1]!.id), batch);
       }
     } finally {

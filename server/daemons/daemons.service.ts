@@ -107,8 +107,28 @@ export class DaemonsService {
     return daemon.summary();
   }
 
-  /** Queue a trigger; resolves with its seq once the entry is committed to SQLite. */
-  async trigger(id: string, payload: unknown): Promise<{ seq: number }> {
+  /**
+   * The one resolver of daemon references: the id of the daemon with this id, else with this
+   * name (several named alike: the one running, else DAEMON_NAME_AMBIGUOUS). Unknown:
+   * DAEMON_NOT_FOUND, or with `lenient` the reference itself (event filters: events outlive daemons).
+   */
+  resolveId(idOrName: string, opts: { lenient?: boolean } = {}): string {
+    if (this.runtimes.has(idOrName) || this.row(idOrName)) return idOrName;
+    const named = this.deps.db.select({ id: daemons.id, status: daemons.status }).from(daemons).where(eq(daemons.name, idOrName)).orderBy(desc(daemons.createdAt)).all();
+    if (named.length === 1) return named[0]!.id;
+    const running = named.filter((d) => d.status === "running");
+    if (running.length === 1) return running[0]!.id;
+    if (named.length > 1) {
+      const ids = named.map((d) => d.id);
+      throw new DomainError("DAEMON_NAME_AMBIGUOUS", `${ids.length} daemons are named "${idOrName}" (${ids.join(", ")}): give its id`, { kind: "CONFLICT", details: { name: idOrName, ids } });
+    }
+    if (opts.lenient) return idOrName;
+    throw notFound(idOrName);
+  }
+
+  /** Queue a trigger (by daemon id or name); resolves with its seq once the entry is committed to SQLite. */
+  async trigger(idOrName: string, payload: unknown): Promise<{ seq: number }> {
+    const id = this.resolveId(idOrName);
     const daemon = this.runtimes.get(id);
     if (!daemon) throw this.row(id) ? this.notRunning(id, this.row(id)!.status) : notFound(id);
     if (daemon.status !== "running" || this.closing) throw this.notRunning(id, daemon.status);
@@ -141,7 +161,8 @@ export class DaemonsService {
   }
 
   /** The persisted snapshot plus live queue data. */
-  snapshot(id: string): DaemonSnapshotView {
+  snapshot(idOrName: string): DaemonSnapshotView {
+    const id = this.resolveId(idOrName);
     const daemon = this.runtimes.get(id);
     if (daemon) return daemon.snapshotView();
     const row = this.row(id);
@@ -162,7 +183,8 @@ export class DaemonsService {
   }
 
   /** Stop at an idle boundary (waiting about 500 ms); an in-flight event goes back to the front. */
-  async stop(id: string): Promise<DaemonSummary> {
+  async stop(idOrName: string): Promise<DaemonSummary> {
+    const id = this.resolveId(idOrName);
     const daemon = this.runtimes.get(id);
     if (!daemon) {
       const row = this.row(id);
@@ -179,8 +201,10 @@ export class DaemonsService {
     return daemon.summary();
   }
 
-  /** Resume from a daemon id or its root directory; queued and in-flight events replay first. */
-  async resume(ref: { id?: string; path?: string }): Promise<DaemonSummary> {
+  /** Resume from a daemon id (or name) or its root directory; queued and in-flight events replay first. */
+  async resume(raw: { id?: string; path?: string }): Promise<DaemonSummary> {
+    // with a path, the id only checks the root's daemon: it need not be known here
+    const ref = raw.id ? { ...raw, id: this.resolveId(raw.id, { lenient: raw.path !== undefined }) } : raw;
     const root = ref.path ? this.allowedPath(ref.path, "path") : this.rowOrThrow(ref.id!).persistPath;
     const running = this.runningOn(root);
     if (running) return running.summary();
@@ -211,7 +235,8 @@ export class DaemonsService {
   }
 
   /** Stop (if running) and forget a daemon; a default root under `<home>/daemons` is removed too. */
-  async delete(id: string): Promise<{ deleted: true }> {
+  async delete(idOrName: string): Promise<{ deleted: true }> {
+    const id = this.resolveId(idOrName);
     const row = this.row(id);
     const daemon = this.runtimes.get(id);
     if (!row && !daemon) throw notFound(id);

@@ -31,7 +31,7 @@ async function runThroughRestart(signal: "SIGKILL" | "SIGTERM", tag: string) {
   mkdirSync(join(repo, "strategies"), { recursive: true });
   const strategyPath = join(repo, "strategies", "slow.yaml");
   writeFileSync(strategyPath, STRATEGY);
-  server = await spawnServer({ home, env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_AGENT_CLEANUP: "off" } });
+  server = await spawnServer({ home, env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_AGENT_CLEANUP: "off", SWITCHYARD_AGENT_AUTOCOMMIT: "off" } });
   let client = createSwitchyardClient({ url: server.url });
   const { runId } = await client.runs.prepare.mutate({ strategyPath, cwd: repo });
   await client.runs.start.mutate({ runId, input: fakeAgentPrompt("slow", [{ text: "working" }, { sleep: 2500 }, { done: `${tag} finished while the server was away` }]) });
@@ -46,7 +46,7 @@ async function runThroughRestart(signal: "SIGKILL" | "SIGTERM", tag: string) {
   await server.kill(signal);
   expect(() => process.kill(pid, 0)).not.toThrow(); // the agent runs on without us
 
-  server = await spawnServer({ home, port: server.port, env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_AGENT_CLEANUP: "off" } });
+  server = await spawnServer({ home, port: server.port, env: { SWITCHYARD_LOG_LEVEL: "warn", SWITCHYARD_AGENT_CLEANUP: "off", SWITCHYARD_AGENT_AUTOCOMMIT: "off" } });
   client = createSwitchyardClient({ url: server.url });
   let run = await client.runs.get.query({ runId });
   for (let i = 0; i < 400 && (run.status === "running" || run.status === "pending"); i++) {

@@ -51,13 +51,20 @@ function permissionOf(toolName: string, input: unknown): { operation: "fs.read" 
 
 /** The text the next step gets: the agent's result, then what changed on its branch. */
 export async function changeSummary(agents: CliAgentsPort, agent: AgentInfo): Promise<string> {
-  if (agent.workspaceKind !== "worktree") return "Changes: none tracked (the repository is not a git repository).";
-  let changes;
   try {
-    changes = await agents.summary(agent.id, DIFF_BYTES);
-  } catch {
-    return `Changes: unavailable (the worktree of ${agent.alias} is gone).`;
+    return await describeChanges(agents, agent);
+  } catch (err) {
+    return `Changes: unavailable (${(err as Error).message}).`;
   }
+}
+
+/**
+ * What changed on the agent's branch; rejects when that cannot be read. A worktree removed by
+ * cleanup, even while it is being read, is read from its kept branch (see `readWorktree`).
+ */
+async function describeChanges(agents: CliAgentsPort, agent: AgentInfo): Promise<string> {
+  if (agent.workspaceKind !== "worktree") return "Changes: none tracked (the repository is not a git repository).";
+  const changes = await agents.summary(agent.id, DIFF_BYTES);
   if (changes.files.length === 0) return `Changes: none (branch ${agent.branch ?? "?"} has no changes).`;
   const files = changes.files.slice(0, 100).map((f) => `- ${f.path} (${f.status}, +${f.insertions} -${f.deletions})`);
   if (changes.files.length > 100) files.push(`- … ${changes.files.length - 100} more`);
@@ -165,7 +172,8 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
     batcher.flush();
     if (failure) throw failure;
     if (signal.aborted || !final) throw new RunCancelledError();
-    // the summary started when the CLI printed its result is good if nothing came after it
+    // the summary started when the CLI printed its result is good if nothing came after it (and it
+    // could be read; else it is read again now)
     const early = speculative.early;
     const summary = (early && early.afterOutputs === outputs ? await early.text.catch(() => null) : null) ?? (await changeSummary(agents, final));
     const result = final.result?.trim() || "(the agent finished without a result message)";
@@ -211,7 +219,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
         for (const line of agents.chunkOutput(info.id, e.payload.chunkId)) resultSeen = forward(line) || resultSeen;
         // the CLI is done with its files: start the hand-over summary while its process winds down
         if (resultSeen) {
-          const text = changeSummary(agents, agents.get(info.id));
+          const text = describeChanges(agents, agents.get(info.id));
           text.catch(() => undefined);
           speculative.early = { afterOutputs: outputs, text };
         }

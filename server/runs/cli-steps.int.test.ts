@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../shared/events";
+import { workspaceTestHooks } from "../agents/workspace";
 import { git, makeRepo } from "../testing/agents-world";
 import { CommaClient, type Frame } from "../testing/comma-client";
 import { fakeAgentPrompt, type FakeAgentScript } from "../testing/fake-agent";
@@ -114,6 +115,40 @@ describe("CLI agents as strategy steps", () => {
     const resumed = await t.client.agents.get.query({ agentId });
     expect(resumed.sessionNumber).toBeGreaterThanOrEqual(2);
     expect(resumed.sessionId).toBe(agent.sessionId);
+  });
+
+  it("the hand-over survives cleanup removing the worktree while the summary reads it (forced: the read waits for the removal)", async () => {
+    const implScript = script([...commitStep("raced.txt", "written before the cleanup\n"), { done: "IMPLEMENTED raced.txt" }]);
+    fake.setHandler((req) => (tagOf(req) === "review" ? "LGTM" : undefined));
+    const path = strategy(
+      "cleanup-race",
+      `name: Cleanup race\nversion: "1"\nagents:\n  implement: {type: cli, provider: fake}\n  review: {model: ${MODEL}, systemPrompt: "TAG[review]"}\nflow:\n  type: sequential\n  steps: [{agent: implement}, {agent: review}]\n`,
+    );
+    // the summary begun at the CLI's result line is held until cleanup has removed the worktree
+    const held: string[] = [];
+    workspaceTestHooks.beforeWorktreeRead = async (worktree) => {
+      held.push(worktree);
+      for (const until = Date.now() + 15_000; existsSync(worktree) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+    };
+    try {
+      const { c, runId } = await startRun(path, implScript);
+      const done = await c.waitFor(ended(runId), 60_000);
+      expect(done, JSON.stringify(done)).toMatchObject({ type: "strategy_completed", result: "LGTM" });
+      const agentId = ((await runEvents(runId)).find((e) => e.type === "run.cli_agent")!.payload as { agentId: string }).agentId;
+      const agent = await t.client.agents.get.query({ agentId });
+      expect(agent.workspaceRemoved).toBe(true);
+      expect(held).toContain(agent.workspacePath);
+      expect(existsSync(agent.workspacePath)).toBe(false);
+
+      const seen = fake.requests.findLast((r) => tagOf(r) === "review")!.script.lastUserText;
+      expect(seen).toContain("IMPLEMENTED raced.txt");
+      expect(seen).not.toContain("unavailable");
+      expect(seen).toMatch(/Changes on branch switchyard\/[a-z-]+\d*: 1 file\(s\), \+1 -0, 1 commit\(s\)/);
+      expect(seen).toContain("- raced.txt (A, +1 -0)");
+      expect(seen).toContain("+written before the cleanup");
+    } finally {
+      delete workspaceTestHooks.beforeWorktreeRead;
+    }
   });
 
   it("a CLI agent's two questions become two request_question frames; answering both resumes it; stop_run kills another", async () => {

@@ -51,6 +51,8 @@ export async function startAgentsWorld(options: { env?: Record<string, string>; 
       SWITCHYARD_AGENT_RESULT_GRACE_MS: "1500",
       // tests read agents' worktrees after they finish: cleanup is tested on its own (cleanup.int.test.ts)
       SWITCHYARD_AGENT_CLEANUP: "off",
+      // ...and as the agent left them (autocommit is tested on its own too, in cleanup.int.test.ts)
+      SWITCHYARD_AGENT_AUTOCOMMIT: "off",
       ...options.env,
     },
   });

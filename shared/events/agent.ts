@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentQuestion } from "../agents";
+import { AgentQuestion, MergeStrategy } from "../agents";
 import { AgentStatus } from "../statuses";
 
 /**
@@ -32,8 +32,11 @@ export const AgentEvents = {
   "agent.approval_requested": z.object({ approvalId: z.string(), toolName: z.string(), input: z.unknown().optional() }),
   "agent.approval_decided": z.object({ approvalId: z.string(), status: z.enum(["allowed", "denied", "expired"]), message: z.string().nullable() }),
   "worktree.created": z.object({ alias: z.string(), path: z.string(), branch: z.string().nullable(), baseCommit: z.string().nullable(), kind: z.enum(["worktree", "directory"]) }),
-  "worktree.merged": z.object({ alias: z.string(), branch: z.string(), into: z.string(), commit: z.string() }),
+  /** `head`: the branch commit merged; `strategy` and `head` are absent from events stored before they were recorded. */
+  "worktree.merged": z.object({ alias: z.string(), branch: z.string(), into: z.string(), commit: z.string(), strategy: MergeStrategy.optional(), head: z.string().optional() }),
   "worktree.removed": z.object({ alias: z.string(), path: z.string(), branch: z.string().nullable(), reason: z.string().max(2000).optional() }),
+  /** Switchyard committed work an agent left uncommitted (SWITCHYARD_AGENT_AUTOCOMMIT=on). */
+  "worktree.committed": z.object({ alias: z.string(), branch: z.string(), commit: z.string(), files: z.array(z.string()).max(100), fileCount: z.number().int().nonnegative() }),
   /** Cleanup kept a worktree: work in it is not committed (never deleted). */
   "worktree.kept": z.object({ alias: z.string(), path: z.string(), dirty: z.array(z.string()).max(100), reason: z.string().max(2000) }),
 } as const;

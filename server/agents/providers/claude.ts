@@ -27,12 +27,28 @@ export function claudeEnv(spec: LaunchSpec): Record<string, string> {
   return env;
 }
 
+/**
+ * The git commands an agent needs to commit its work in its worktree, allowed without asking in
+ * every mode that would otherwise ask (acceptEdits refuses `git add ... && git commit ...` as
+ * "multiple operations" needing approval; ask would route each to a human). Prefix rules: `git
+ * push`, `git checkout`, `git reset` and the rest still ask.
+ */
+export const CLAUDE_GIT_ALLOW = ["add", "commit", "status", "diff", "log"].map((c) => `Bash(git ${c}:*)`);
+
+/** The settings passed with `--settings`: the git allow rules when the workspace is a worktree. */
+export function claudeSettings(spec: LaunchSpec): Record<string, unknown> | null {
+  if (spec.permissionMode === "bypass" || !spec.git) return null;
+  return { permissions: { allow: CLAUDE_GIT_ALLOW } };
+}
+
 /** The flags shared by claude and everything that speaks its dialect (our fake agent). */
 export function claudeArgs(spec: LaunchSpec): string[] {
   const args = ["-p", promptArg(spec.prompt), "--output-format", "stream-json", "--verbose"];
   if (spec.resumeSessionId) args.push("--resume", spec.resumeSessionId);
   else if (spec.newSessionId) args.push("--session-id", spec.newSessionId);
   if (spec.model) args.push("--model", spec.model);
+  const settings = claudeSettings(spec);
+  if (settings) args.push("--settings", JSON.stringify(settings));
   switch (spec.permissionMode) {
     case "bypass":
       args.push("--permission-mode", "bypassPermissions");

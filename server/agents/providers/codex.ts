@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { CodexParser } from "./codex-parser";
 import type { CommandLine, LaunchSpec, ProviderAdapter } from "./types";
 
@@ -49,14 +49,33 @@ export function codexConfigToml(spec: LaunchSpec): string {
 }
 
 /**
- * bypass: no sandbox, no approvals. acceptEdits and ask: the workspace-write sandbox. `codex exec`
- * never prompts (it has no interactive approvals and no permission-prompt tool), so `ask` cannot
- * route approvals to a human: it falls back to the same sandbox as acceptEdits.
+ * What the workspace-write sandbox must also let an agent write so it can commit on its branch.
+ * The sandbox mounts a worktree's `.git` pointer and the git dir it names read-only, and the
+ * common git dir lies outside the workspace. Listing the whole common dir would let an agent
+ * write hooks (run later outside the sandbox) or move other branches; so only: the worktree's
+ * own git dir (index, HEAD), the object store, and the folders of the agent's branch ref and
+ * its reflog (`refs/heads/switchyard/`). Hooks, config and `main` stay read-only.
+ */
+export function codexCommitRoots(spec: LaunchSpec): string[] {
+  if (!spec.git) return [];
+  const { gitDir, commonDir, branch } = spec.git;
+  const refFolder = dirname(branch);
+  if (refFolder === ".") return []; // a branch at the top of refs/heads: its folder holds every branch
+  return [gitDir, join(commonDir, "objects"), join(commonDir, "refs", "heads", refFolder), join(commonDir, "logs", "refs", "heads", refFolder)];
+}
+
+/**
+ * bypass: no sandbox, no approvals. acceptEdits and ask: the workspace-write sandbox, plus the
+ * git folders a commit needs (codexCommitRoots). `codex exec` never prompts (it has no
+ * interactive approvals and no permission-prompt tool), so `ask` cannot route approvals to a
+ * human: it falls back to the same sandbox as acceptEdits.
  */
 function sandboxArgs(spec: LaunchSpec, resume: boolean): string[] {
   if (spec.permissionMode === "bypass") return ["--dangerously-bypass-approvals-and-sandbox"];
+  const roots = codexCommitRoots(spec);
+  const extra = roots.length > 0 ? ["-c", `sandbox_workspace_write.writable_roots=[${roots.map(tomlString).join(", ")}]`] : [];
   // `exec resume` has no --sandbox flag (codex 0.169 `exec resume --help`): the same setting through -c
-  return resume ? ["-c", 'sandbox_mode="workspace-write"'] : ["--sandbox", "workspace-write"];
+  return resume ? ["-c", 'sandbox_mode="workspace-write"', ...extra] : ["--sandbox", "workspace-write", ...extra];
 }
 
 /**

@@ -26,6 +26,34 @@ function spec(over: Partial<LaunchSpec> = {}): LaunchSpec {
   };
 }
 
+const GIT = { gitDir: "/repo/.git/worktrees/brave-otter", commonDir: "/repo/.git", branch: "switchyard/brave-otter" };
+
+describe("what each CLI needs to commit in its worktree, and nothing more", () => {
+  it("claude: git add/commit/status/diff/log allowed by --settings in acceptEdits and ask; none in bypass or outside a worktree", () => {
+    for (const permissionMode of ["acceptEdits", "ask"] as const) {
+      const { args } = claudeProvider.buildCommand(spec({ permissionMode, git: GIT }), "claude");
+      expect(JSON.parse(valueAfter(args, "--settings")!)).toEqual({ permissions: { allow: ["Bash(git add:*)", "Bash(git commit:*)", "Bash(git status:*)", "Bash(git diff:*)", "Bash(git log:*)"] } });
+    }
+    expect(claudeProvider.buildCommand(spec({ permissionMode: "bypass", git: GIT }), "claude").args).not.toContain("--settings");
+    expect(claudeProvider.buildCommand(spec({ permissionMode: "acceptEdits" }), "claude").args).not.toContain("--settings");
+    // the fake agent speaks claude's flags: it gets them too
+    expect(fakeProvider.buildCommand(spec({ git: GIT }), "node").args).toContain("--settings");
+  });
+
+  it("codex: the worktree's git dir, the objects and the agent's ref folders as writable roots, on spawn and resume; none in bypass", () => {
+    const roots = '["/repo/.git/worktrees/brave-otter", "/repo/.git/objects", "/repo/.git/refs/heads/switchyard", "/repo/.git/logs/refs/heads/switchyard"]';
+    const spawn = codexProvider.buildCommand(spec({ git: GIT }), "codex").args;
+    expect(spawn).toContain(`sandbox_workspace_write.writable_roots=${roots}`);
+    expect(valueAfter(spawn, "--sandbox")).toBe("workspace-write");
+    const resume = codexProvider.buildCommand(spec({ git: GIT, resumeSessionId: "t1" }), "codex").args;
+    expect(resume).toContain(`sandbox_workspace_write.writable_roots=${roots}`);
+    expect(resume.indexOf(`sandbox_workspace_write.writable_roots=${roots}`)).toBeLessThan(resume.indexOf("--"));
+    const bypass = codexProvider.buildCommand(spec({ git: GIT, permissionMode: "bypass" }), "codex").args;
+    expect(bypass.some((a) => a.includes("writable_roots"))).toBe(false);
+    expect(codexProvider.buildCommand(spec(), "codex").args.some((a) => a.includes("writable_roots"))).toBe(false);
+  });
+});
+
 const ASK_SERVER = { url: "http://127.0.0.1:4000/mcp/agents/a1", token: "tok", toolName: "approve", serverName: "switchyard" };
 const valueAfter = (args: string[], flag: string) => args[args.indexOf(flag) + 1];
 

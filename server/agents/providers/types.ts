@@ -27,6 +27,21 @@ export interface LaunchSpec {
   endpoints: { anthropicBaseUrl?: string; openaiBaseUrl?: string };
   /** True when the server runs as root (claude's bypass mode then needs IS_SANDBOX=1). */
   runningAsRoot: boolean;
+  /** Present when the workspace is a git worktree: where a commit on the agent's branch writes. */
+  git?: WorktreeGit;
+}
+
+/**
+ * The git locations a commit in an agent's worktree writes to: its own git dir (index, HEAD) and,
+ * in the repository's common git dir, the objects and the agent's branch ref and reflog.
+ */
+export interface WorktreeGit {
+  /** `<repo>/.git/worktrees/<alias>` (absolute). */
+  gitDir: string;
+  /** `<repo>/.git` (absolute). */
+  commonDir: string;
+  /** `switchyard/<alias>`. */
+  branch: string;
 }
 
 export interface CommandLine {

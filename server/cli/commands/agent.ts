@@ -1,22 +1,23 @@
 import type { Command } from ".";
-import type { AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
+import type { AgentInfo, AgentMerge, AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
 import { clientFrom, connectionOptions, explain, parse } from "./common";
 
 const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approvals|approve|deny|merge|diff|cleanup|sweep|delete> ...
-  yard agent spawn --provider claude|codex|fake|... --prompt TEXT [--repo DIR] [--base REF] [--mode execute|plan|discuss|refine|review]
+  yard agent spawn --provider claude|codex|fake|... --prompt TEXT [--repo DIR [--init]] [--base REF] [--mode execute|plan|discuss|refine|review]
                    [--permission bypass|acceptEdits|ask] [--model M] [--alias NAME] [--task-id ID] [--phase-id ID] [--account LABEL]
-  yard agent list [--status S]...
-  yard agent get|stop <id or alias>
-  yard agent resume <id> --answer q1=TEXT [--answer q2=TEXT]...
-  yard agent message <id> TEXT
-  yard agent logs <id> [--follow|-f] [--raw] [--lines N] [--from LINE]
-  yard agent approvals [<id>]           pending tool approvals
+  yard agent list [--status S]...          needs_you while it waits for your answers or a tool approval (--status needs_you: those)
+  yard agent get|stop <agent>              <agent>: its id or its alias, in every command
+  yard agent get <agent> [--json]          status, branch, last merge, result (--json: the whole record)
+  yard agent resume <agent> --answer q1=TEXT [--answer q2=TEXT]...
+  yard agent message <agent> TEXT
+  yard agent logs <agent> [--follow|-f] [--raw] [--lines N] [--from LINE]
+  yard agent approvals [<agent>]           pending tool approvals
   yard agent approve|deny <approval id> [--message TEXT]
-  yard agent merge <id> [--into BRANCH] [--strategy merge|squash|rebase]   bring its branch into BRANCH (default: the one it started from)
-  yard agent diff <id> [--patch]           changed files against its base (and the patch)
-  yard agent cleanup <id> [--discard]      remove its worktree now (branch kept with commits; --discard throws away uncommitted work)
+  yard agent merge <agent> [--into BRANCH] [--strategy merge|squash|rebase]   bring its branch into BRANCH (default: the one it started from)
+  yard agent diff <agent> [--patch]        changed files against its base (and the patch)
+  yard agent cleanup <agent> [--discard]   remove its worktree now (branch kept with commits; --discard throws away uncommitted work)
   yard agent sweep                         disk used per worktree; remove merged, clean ones
-  yard agent delete <id> [--force]`;
+  yard agent delete <agent> [--force]`;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 const LIVE = new Set(["starting", "running"]);
@@ -58,6 +59,38 @@ function printLines(lines: AgentOutputLine[], raw: boolean): void {
   if (out.length > 0) process.stdout.write(`${out.join("\n")}\n`);
 }
 
+/** The status `yard agent list` shows: "needs_you" whenever the agent waits on a human (answers or an approval), as the dashboard does. */
+export function listedStatus(a: Pick<AgentInfo, "status" | "needsYou">): string {
+  return a.needsYou ? "needs_you" : a.status;
+}
+
+/** An agent's last merge as one line: "into main as 1a2b3c4d (squash) at …[, N new commits since]". */
+export function describeMerge(m: AgentMerge, commitsSince: number | null): string {
+  const since = commitsSince === null ? "" : commitsSince === 0 ? ", nothing new since" : `, ${commitsSince} new commit${commitsSince === 1 ? "" : "s"} since`;
+  return `into ${m.into} as ${m.commit.slice(0, 8)} (${m.strategy}) at ${m.at}${since}`;
+}
+
+/** `yard agent get` for a person: one field a line. */
+export function describeAgent(a: AgentInfo, commitsSinceMerge: number | null): string {
+  const rows: Array<[string, string | null]> = [
+    ["agent", `${a.alias} (${a.id})`],
+    ["status", a.statusReason ? `${a.status}: ${a.statusReason}` : a.status],
+    ["provider", `${a.provider} · ${a.mode} · ${a.permissionMode}${a.model ? ` · ${a.model}` : ""}`],
+    ["branch", a.branch ? `${a.branch} from ${a.baseRef ?? "?"}` : null],
+    ["worktree", `${a.workspacePath}${a.workspaceRemoved ? " (cleaned up)" : ""}`],
+    ["merged", a.merge ? describeMerge(a.merge, commitsSinceMerge) : a.branch ? "no" : null],
+    ["result", a.result],
+    ["questions", a.pendingQuestions.length > 0 ? a.pendingQuestions.map((q) => `${q.id}: ${q.question}`).join(" | ") : null],
+    ["warning", a.cleanupWarning],
+    ["usage", `${a.usage.inputTokens} in, ${a.usage.outputTokens} out${a.usage.costUsd !== undefined ? `, $${a.usage.costUsd.toFixed(4)}` : ""} (session ${a.sessionNumber})`],
+    ["task", a.task.split("\n")[0] ?? ""],
+  ];
+  return `${rows
+    .filter((r): r is [string, string] => r[1] !== null)
+    .map(([k, v]) => `${k.padEnd(10)}${v}`)
+    .join("\n")}\n`;
+}
+
 function answersOf(list: string[] | undefined): Record<string, string> {
   const answers: Record<string, string> = {};
   for (const item of list ?? []) {
@@ -80,6 +113,7 @@ export const agent: Command = {
         prompt: { type: "string" },
         repo: { type: "string" },
         base: { type: "string" },
+        init: { type: "boolean" },
         mode: { type: "string" },
         permission: { type: "string" },
         model: { type: "string" },
@@ -99,6 +133,7 @@ export const agent: Command = {
         strategy: { type: "string" },
         patch: { type: "boolean" },
         discard: { type: "boolean" },
+        json: { type: "boolean" },
       },
       true,
     );
@@ -118,6 +153,7 @@ export const agent: Command = {
               prompt: values.prompt,
               repo: values.repo ?? process.cwd(),
               baseRef: values.base,
+              ...(values.init ? { init: true } : {}),
               mode: values.mode as never,
               permissionMode: values.permission as never,
               model: values.model,
@@ -130,13 +166,25 @@ export const agent: Command = {
           return 0;
         }
         case "list": {
-          const agents = await client.agents.list.query(values.status ? { status: values.status as never } : {});
-          for (const a of agents) process.stdout.write(`${a.id}  ${a.alias.padEnd(24)} ${a.provider.padEnd(8)} ${a.status.padEnd(18)} ${a.branch ?? a.workspacePath}\n`);
+          // "needs_you" is derived, not stored: filtered here
+          const wanted = values.status ?? [];
+          const stored = wanted.filter((s) => s !== "needs_you");
+          const all = await client.agents.list.query(wanted.length > 0 && stored.length === wanted.length ? { status: stored as never } : {});
+          const agents = wanted.length === stored.length ? all : all.filter((a) => a.needsYou || stored.includes(a.status));
+          for (const a of agents) process.stdout.write(`${a.id}  ${a.alias.padEnd(24)} ${a.provider.padEnd(8)} ${listedStatus(a).padEnd(18)} ${a.branch ?? a.workspacePath}${a.merge ? `  merged into ${a.merge.into}` : ""}\n`);
           return 0;
         }
-        case "get":
-          print(await client.agents.get.query({ agentId: need() }));
+        case "get": {
+          const info = await client.agents.get.query({ agentId: need() });
+          if (values.json) {
+            print(info);
+            return 0;
+          }
+          // the commits since the last merge need git: asked only for a merged agent (null when unreadable)
+          const since = info.merge ? await client.agents.changes.query({ agentId: info.id }).then((c) => c.commitsSinceMerge, () => null) : null;
+          process.stdout.write(describeAgent(info, since));
           return 0;
+        }
         case "stop":
           print(await client.agents.stop.mutate({ agentId: need() }));
           return 0;

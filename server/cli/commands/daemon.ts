@@ -3,9 +3,9 @@ import { clientFrom, connectionOptions, explain, parse } from "./common";
 
 const USAGE = `usage: yard daemon <spawn|trigger|snapshot|stop|resume|list|delete> ...
   yard daemon spawn --task TEXT [--name N] [--model M] [--system TEXT] [--capacity N] [--wake-ms N] [--watch PATH]... [--persist-path DIR]
-  yard daemon trigger <id> <payload: JSON, or text>
-  yard daemon snapshot|stop|delete <id>
-  yard daemon resume <id or root directory>
+  yard daemon trigger <daemon> <payload: JSON, or text>     <daemon>: its id or its name, in every command
+  yard daemon snapshot|stop|delete <daemon>
+  yard daemon resume <daemon, or its root directory>
   yard daemon list`;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -16,6 +16,20 @@ function payloadOf(text: string): unknown {
     return JSON.parse(text);
   } catch {
     return text;
+  }
+}
+
+type Client = ReturnType<typeof clientFrom>["client"];
+
+/** A daemon by id or name, else a root directory (a path-like argument, or no daemon of that name). */
+async function resume(client: Client, ref: string) {
+  if (/[\\/]/.test(ref) || ref.startsWith(".") || ref.startsWith("~")) return client.daemons.resume.mutate({ path: ref });
+  try {
+    return await client.daemons.resume.mutate({ id: ref });
+  } catch (err) {
+    const notFound = (err as { data?: { appCode?: string } }).data?.appCode === "DAEMON_NOT_FOUND";
+    if (!notFound || ref.startsWith("daemon_")) throw err;
+    return client.daemons.resume.mutate({ path: ref });
   }
 }
 
@@ -75,7 +89,7 @@ export const daemon: Command = {
           return 0;
         case "resume":
           if (!id) throw new Error(USAGE);
-          print(await client.daemons.resume.mutate(id.startsWith("daemon_") ? { id } : { path: id }));
+          print(await resume(client, id));
           return 0;
         case "list":
           print(await client.daemons.list.query());

@@ -10,7 +10,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 const argv = process.argv.slice(2);
 const opts = {};
 const positionals = [];
-const VALUE_FLAGS = new Set(["-p", "--print", "--output-format", "--session-id", "--resume", "--permission-mode", "--model", "--mcp-config", "--permission-prompt-tool", "--allowedTools"]);
+const VALUE_FLAGS = new Set(["-p", "--print", "--output-format", "--session-id", "--resume", "--permission-mode", "--model", "--mcp-config", "--permission-prompt-tool", "--allowedTools", "--settings"]);
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (VALUE_FLAGS.has(a)) opts[a] = argv[++i];

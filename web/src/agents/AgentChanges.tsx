@@ -1,11 +1,22 @@
 import { useEffect, useState } from "react";
+import type { AgentMerge } from "../../../shared/agents";
 import { Button } from "../components/Button";
 import { errorMessage } from "../lib/errors";
 import { trpc } from "../trpc";
 
-/** The worktree's changes against its base commit (committed, uncommitted, untracked) and the diff on demand. */
-export function AgentChanges({ agentId, live, version, worktreeRemoved }: { agentId: string; live: boolean; version: string; worktreeRemoved: boolean }) {
-  const merge = trpc.agents.merge.useMutation({ onSuccess: () => void changes.refetch() });
+/**
+ * The worktree's changes against its base commit (committed, uncommitted, untracked) and the diff
+ * on demand. Once merged, the merge button reads "Merged" until the branch has new commits, then
+ * offers just those.
+ */
+export function AgentChanges({ agentId, live, version, worktreeRemoved, merge: merged }: { agentId: string; live: boolean; version: string; worktreeRemoved: boolean; merge: AgentMerge | null }) {
+  const utils = trpc.useUtils();
+  const merge = trpc.agents.merge.useMutation({
+    onSuccess: () => {
+      void changes.refetch();
+      void utils.agents.get.invalidate({ agentId });
+    },
+  });
   const cleanup = trpc.agents.cleanup.useMutation({ onSuccess: () => void changes.refetch() });
   const cleanUp = (dirty: boolean) => {
     const question = dirty
@@ -38,11 +49,7 @@ export function AgentChanges({ agentId, live, version, worktreeRemoved }: { agen
               {c.dirty ? "Discard and clean up" : "Clean up worktree"}
             </Button>
           )}
-          {c.commitsAhead > 0 && !live && (
-            <Button variant="primary" onClick={() => merge.mutate({ agentId })} disabled={merge.isPending}>
-              {merge.isPending ? "Merging…" : "Merge branch"}
-            </Button>
-          )}
+          {c.commitsAhead > 0 && !live && <MergeButton merged={merged} since={c.commitsSinceMerge} pending={merge.isPending} onMerge={() => merge.mutate({ agentId })} />}
         </div>
       </div>
       {merge.data && (
@@ -83,4 +90,18 @@ export function AgentChanges({ agentId, live, version, worktreeRemoved }: { agen
       )}
     </section>
   );
+}
+
+/** "Merge branch"; after a merge "Merged" (disabled) until new commits, then "Merge N new commits". */
+function MergeButton({ merged, since, pending, onMerge }: { merged: AgentMerge | null; since: number | null; pending: boolean; onMerge: () => void }) {
+  if (pending) return <Button variant="primary" disabled>Merging…</Button>;
+  if (merged && since === 0) {
+    return (
+      <Button variant="secondary" disabled title={`Merged into ${merged.into} (${merged.strategy}, ${merged.commit.slice(0, 8)}): no commits since`}>
+        Merged
+      </Button>
+    );
+  }
+  const label = merged && since ? `Merge ${since} new commit${since === 1 ? "" : "s"}` : "Merge branch";
+  return <Button variant="primary" onClick={onMerge}>{label}</Button>;
 }

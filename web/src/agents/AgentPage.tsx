@@ -11,6 +11,7 @@ import { AgentChanges } from "./AgentChanges";
 import { AgentConversations } from "./AgentConversations";
 import { AgentLog } from "./AgentLog";
 import { ApprovalForm } from "./ApprovalForm";
+import { MergedBadge } from "./MergedBadge";
 import { AgentStatusBadge } from "./AgentStatusBadge";
 import { useAgentsLiveRefresh } from "./useAgentsLiveRefresh";
 
@@ -20,10 +21,11 @@ export function AgentPage({ id }: { id: string }) {
   const utils = trpc.useUtils();
   const agent = trpc.agents.get.useQuery({ agentId: id });
   const approvals = trpc.agents.approvals.useQuery({ agentId: id, status: "pending" });
+  // `id` may be the alias (/agents/<alias>): events carry the canonical id
   useAgentsLiveRefresh(() => {
     void utils.agents.get.invalidate({ agentId: id });
     void utils.agents.approvals.invalidate();
-  }, id);
+  }, agent.data?.id ?? id);
   const crumbs = <Link href="/agents" className="hover:underline">Agents</Link>;
   if (agent.isPending) return <PageHeader title="Agent" crumbs={crumbs} description="" />;
   // a failed refresh (the server restarting) keeps the page as it was: only no data at all is an error
@@ -41,9 +43,10 @@ export function AgentPage({ id }: { id: string }) {
       <PageHeader title={a.alias} crumbs={crumbs} description={`${a.provider} · ${a.mode} · ${a.permissionMode}`} actions={<Actions agent={a} />} />
       {agent.isError && <p className="mt-2 text-xs text-red-600 dark:text-red-400">Refreshing failed; showing the last known state.</p>}
       <div className="mt-4 flex flex-wrap items-center gap-3 text-sm text-zinc-600 dark:text-zinc-400">
-        <AgentStatusBadge status={a.status} />
+        <AgentStatusBadge status={a.status} needsYou={a.needsYou} />
         {a.statusReason && <span data-testid="agent-reason">{a.statusReason}</span>}
         <span className="font-mono text-xs">{a.branch ?? a.workspacePath}</span>
+        {a.merge && <MergedBadge merge={a.merge} now={Date.now()} />}
         {a.workspaceRemoved && <span data-testid="worktree-cleaned" className="text-xs text-zinc-500" title="Removed once the agent finished clean (its branch is kept when it has commits); a follow-up message brings it back">worktree cleaned up</span>}
         {a.accountLabel && <span className="text-xs">account {a.accountLabel}</span>}
         <span className="text-xs">session {a.sessionNumber}</span>
@@ -71,7 +74,7 @@ export function AgentPage({ id }: { id: string }) {
       {a.status === "waiting_for_input" && <QuestionsForm agent={a} />}
       {(approvals.data ?? []).map((ap) => <ApprovalCard key={ap.id} approval={ap} />)}
       <MessageForm agent={a} />
-      {a.workspaceKind === "worktree" && <AgentChanges agentId={a.id} live={LIVE.has(a.status)} version={a.updatedAt} worktreeRemoved={a.workspaceRemoved} />}
+      {a.workspaceKind === "worktree" && <AgentChanges agentId={a.id} live={LIVE.has(a.status)} version={a.updatedAt} worktreeRemoved={a.workspaceRemoved} merge={a.merge} />}
       <AgentConversations agentId={a.id} version={a.updatedAt} />
       <AgentLog agentId={a.id} live={LIVE.has(a.status)} />
     </>

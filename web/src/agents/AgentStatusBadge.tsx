@@ -10,11 +10,15 @@ const STYLES: Record<AgentStatus, { label: string; badge: string; dot: string }>
   crashed: { label: "Crashed", badge: "bg-red-50 text-red-700 ring-red-600/20 dark:bg-red-400/10 dark:text-red-300 dark:ring-red-400/20", dot: "bg-red-500" },
 };
 
-/** An agent's status as a pill; `data-status` carries the raw value for tests and scripts. */
-export function AgentStatusBadge({ status }: { status: AgentStatus }) {
-  const s = STYLES[status];
+/**
+ * An agent's status as a pill; `data-status` carries the raw value for tests and scripts. An agent
+ * that needs a human (`AgentInfo.needsYou`: answers, or a tool approval while it runs) shows
+ * "Needs you" whatever its stored status; `data-needs-you` says so.
+ */
+export function AgentStatusBadge({ status, needsYou = false }: { status: AgentStatus; needsYou?: boolean }) {
+  const s = needsYou ? STYLES.waiting_for_input : STYLES[status];
   return (
-    <span data-testid="agent-status" data-status={status} className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${s.badge}`}>
+    <span data-testid="agent-status" data-status={status} data-needs-you={needsYou || undefined} className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${s.badge}`}>
       <span className={`size-1.5 rounded-full ${s.dot}`} aria-hidden="true" />
       {s.label}
     </span>

@@ -6,12 +6,13 @@ import { AgentsIcon } from "../components/icons";
 import { PageHeader } from "../components/PageHeader";
 import { QueryError } from "../components/QueryError";
 import { useNow } from "../hooks/useNow";
-import { errorMessage } from "../lib/errors";
+import { errorCode, errorMessage } from "../lib/errors";
 import { formatBytes, formatRelative } from "../lib/format";
 import { navigate } from "../router/history";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
 import { AgentStatusBadge } from "./AgentStatusBadge";
+import { MergedBadge } from "./MergedBadge";
 import { useAgentsLiveRefresh } from "./useAgentsLiveRefresh";
 
 export function AgentsListPage() {
@@ -61,10 +62,11 @@ export function AgentsListPage() {
                     <Link href={`/agents/${a.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">{a.alias}</Link>
                     <div className="text-xs text-zinc-500">{a.provider}</div>
                   </td>
-                  <td className="px-4 py-2.5"><AgentStatusBadge status={a.status} /></td>
+                  <td className="px-4 py-2.5"><AgentStatusBadge status={a.status} needsYou={a.needsYou} /></td>
                   <td className="max-w-md truncate px-4 py-2.5 text-zinc-700 dark:text-zinc-300" title={a.task}>{a.task.split("\n")[0]}</td>
                   <td className="px-4 py-2.5 font-mono text-xs text-zinc-600 dark:text-zinc-400">
                     {a.branch ?? "(plain directory)"}
+                    {a.merge && <div className="mt-0.5 font-sans"><MergedBadge merge={a.merge} now={now} compact /></div>}
                     {a.workspaceRemoved && <div className="font-sans text-zinc-400" title="The worktree was removed once the agent finished; a follow-up brings it back">cleaned up</div>}
                     {a.cleanupWarning && <div className="font-sans text-amber-600 dark:text-amber-400" title={a.cleanupWarning}>uncommitted work kept</div>}
                   </td>
@@ -103,13 +105,17 @@ function SpawnForm() {
   const accounts = trpc.accounts.list.useQuery({});
   const forProvider = (accounts.data ?? []).filter((a) => a.provider === provider);
   const [error, setError] = useState<string | null>(null);
+  const start = (init: boolean) => {
+    if (!prompt.trim()) return setError("Write a task for the agent.");
+    if (!repo.trim()) return setError("Give the git repository the agent works on.");
+    setError(null);
+    spawn.mutate({ provider, repo: repo.trim(), prompt, mode, permissionMode: permission, ...(init ? { init: true } : {}), ...(baseRef.trim() ? { baseRef: baseRef.trim() } : {}), ...(account ? { account } : {}) });
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!prompt.trim()) return setError("Write a task for the agent.");
-    if (!repo.trim()) return setError("Give the repository (or directory) the agent works on.");
-    setError(null);
-    spawn.mutate({ provider, repo: repo.trim(), prompt, mode, permissionMode: permission, ...(baseRef.trim() ? { baseRef: baseRef.trim() } : {}), ...(account ? { account } : {}) });
+    start(false);
   };
+  const notGit = !error && errorCode(spawn.error) === "REPO_NOT_GIT";
   const label = "block text-sm font-medium text-zinc-700 dark:text-zinc-300";
   return (
     <form onSubmit={submit} data-testid="spawn-agent-form" className="mt-6 grid gap-4 rounded-xl border border-zinc-200 bg-white p-5 shadow-sm sm:grid-cols-2 dark:border-zinc-800 dark:bg-zinc-900/60">
@@ -124,7 +130,7 @@ function SpawnForm() {
         </select>
       </label>
       <label className={label}>
-        Repository or directory
+        Git repository
         <input value={repo} onChange={(e) => setRepo(e.target.value)} placeholder={info.data?.home ? "/path/to/your/repo" : ""} className={`${fieldClass} mt-1 font-mono`} />
       </label>
       <label className={`${label} sm:col-span-2`}>
@@ -165,6 +171,11 @@ function SpawnForm() {
       <div className="flex items-center gap-3 sm:col-span-2">
         <Button type="submit" variant="primary" disabled={spawn.isPending}>{spawn.isPending ? "Starting…" : "Start agent"}</Button>
         {(error ?? spawn.error) && <p role="alert" className="text-sm text-red-600 dark:text-red-400">{error ?? errorMessage(spawn.error)}</p>}
+        {notGit && (
+          <Button type="button" onClick={() => start(true)} disabled={spawn.isPending}>
+            Make it a git repository and start
+          </Button>
+        )}
       </div>
     </form>
   );

@@ -20,7 +20,8 @@ const BUSY_POLL_MS = 2000;
 export default function DaemonPage({ id }: { id: string }) {
   const utils = trpc.useUtils();
   const snap = trpc.daemons.snapshot.useQuery({ id }, { refetchInterval: (q) => (q.state.data && q.state.data.queued_event_count > 0 ? BUSY_POLL_MS : false) });
-  useDaemonsLiveRefresh(() => void utils.daemons.snapshot.invalidate({ id }), id, 150);
+  // `id` may be the daemon's name (/daemons/<name>): events carry its id
+  useDaemonsLiveRefresh(() => void utils.daemons.snapshot.invalidate({ id }), snap.data?.id ?? id, 150);
   const stream = useDaemonEvents(id);
   const now = useNow(true, 5000);
   const crumbs = (
