@@ -58,6 +58,12 @@ test("accounts: add one from the page; it shows (secret hidden) and is offered i
   await expect(page.getByRole("heading", { name: /No accounts/ })).toBeVisible();
   await page.getByRole("button", { name: "Add an account" }).click();
   const form = page.getByTestId("add-account-form");
+  // the providers whose adapter takes accounts, and the kinds each takes
+  await expect(form.getByLabel("Provider").locator("option")).toHaveText(["Claude Code", "Codex", "Fake agent (demo)"]);
+  await form.getByLabel("Provider").selectOption("codex");
+  await expect(form.getByLabel("Kind").locator("option")).toHaveText(["API key"]);
+  await form.getByLabel("Provider").selectOption("claude");
+  await expect(form.getByLabel("Kind").locator("option")).toHaveCount(3);
   await form.getByRole("button", { name: "Add account" }).click();
   await expect(form.getByRole("alert")).toHaveText(/Paste the API key/);
   await form.getByLabel("Label").fill("team-a");
@@ -78,6 +84,12 @@ test("accounts: add one from the page; it shows (secret hidden) and is offered i
   await expect(spawn.getByLabel("Account")).toHaveCount(0);
   await spawn.getByLabel("Provider").selectOption("claude");
   await expect(spawn.getByLabel("Account").locator("option")).toHaveText(["Least recently used", "team-a"]);
+  // what `ask` means is the provider's to say: claude routes approvals to a human, codex exec cannot
+  await spawn.getByLabel("Permissions").selectOption("ask");
+  await expect(spawn.getByTestId("ask-means")).toHaveAttribute("data-human", "true");
+  await spawn.getByLabel("Provider").selectOption("codex");
+  await expect(spawn.getByTestId("ask-means")).toHaveAttribute("data-human", "false");
+  await expect(spawn.getByTestId("ask-means")).toContainText("cannot ask");
 });
 
 test("an agent whose work cannot be committed: the warning shows; discard and clean up from its page", async ({ page, request }) => {

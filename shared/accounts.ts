@@ -9,7 +9,11 @@ import { z } from "zod";
 export const AccountKind = z.enum(["api-key", "setup-token", "oauth"]);
 export type AccountKind = z.infer<typeof AccountKind>;
 
-export const AccountProvider = z.enum(["claude", "codex"]);
+/**
+ * An agent provider whose adapter supports accounts (server/agents/providers: `accounts`), which
+ * also says the credential kinds it takes; checked by the server against its registry.
+ */
+export const AccountProvider = z.string().min(1, "a provider name");
 export type AccountProvider = z.infer<typeof AccountProvider>;
 
 export const AccountStatus = z.enum(["available", "exhausted", "invalid"]);
@@ -56,6 +60,5 @@ export const AddAccountInput = z
   .strict()
   .superRefine((v, ctx) => {
     if (v.kind !== "oauth" && (v.refreshToken || v.expiresAt)) ctx.addIssue({ code: "custom", path: ["kind"], message: "refreshToken and expiresAt are for oauth accounts" });
-    if (v.provider === "codex" && v.kind !== "api-key") ctx.addIssue({ code: "custom", path: ["kind"], message: "codex accounts are API keys (OPENAI_API_KEY)" });
   });
 export type AddAccountInput = z.input<typeof AddAccountInput>;

@@ -7,12 +7,16 @@ export type RunStatus = z.infer<typeof RunStatus>;
 
 export const AgentStatus = z.enum([
   "starting",
+  /** Accepted, waiting for a place to run (a worker with room). */
+  "queued",
   "running",
   "waiting_for_input",
   "waiting_for_account",
   "idle",
   "stopped",
   "crashed",
+  /** Its host was lost while it ran (a worker gone): the work is kept; resume or message it. */
+  "interrupted",
 ]);
 export type AgentStatus = z.infer<typeof AgentStatus>;
 

@@ -9,7 +9,8 @@ import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import { accounts } from "./accounts.sql";
-import { materialize, refreshOAuth, rotatedClaudeTokens, type Credentials, type Materialized, type OAuthEndpoint } from "./credentials";
+import { accountProviders, accountSupportOf } from "../agents/providers";
+import { materialize, refreshOAuth, rotatedTokens, type Credentials, type Materialized, type OAuthEndpoint } from "./credentials";
 import { Sealer } from "./sealing";
 
 export type AccountRow = typeof accounts.$inferSelect;
@@ -115,6 +116,7 @@ export class AccountsService {
 
   async add(raw: AddAccountInput): Promise<AccountInfo> {
     const input = AddAccountInput.parse(raw);
+    checkSupported(input.provider, input.kind);
     const existing = this.rows();
     const label = input.label ?? input.email ?? nextLabel(input.provider, existing);
     if (existing.some((r) => r.label === label)) throw new DomainError("ACCOUNT_EXISTS", `An account labelled "${label}" exists: pick another --label`, { kind: "CONFLICT" });
@@ -210,7 +212,7 @@ export class AccountsService {
       email: row.email,
     };
     if (row.kind !== "oauth") return creds;
-    const rotated = await rotatedClaudeTokens(row.configDir, { expiresAt: row.expiresAt });
+    const rotated = await rotatedTokens(row.provider, row.configDir, { expiresAt: row.expiresAt });
     if (rotated) {
       creds = { ...creds, secret: rotated.accessToken, refreshToken: rotated.refreshToken ?? creds.refreshToken, expiresAt: rotated.expiresAt };
       this.store(row.id, creds);
@@ -332,6 +334,15 @@ export class AccountsService {
       this.opts.log.warn({ err, type }, "account event not published");
     }
   }
+}
+
+/** The provider's adapter says its agents run on accounts, with credentials of this kind. */
+function checkSupported(provider: string, kind: AccountRow["kind"]): void {
+  const support = accountSupportOf(provider);
+  if (!support) {
+    throw new DomainError("ACCOUNT_PROVIDER_UNSUPPORTED", `provider: "${provider}" agents cannot run on accounts; expected one of ${accountProviders().join(", ")}`);
+  }
+  if (!support.kinds.includes(kind)) throw new DomainError("ACCOUNT_KIND_UNSUPPORTED", `kind: ${provider} accounts are ${support.kindsText}, not ${kind}`);
 }
 
 function nextLabel(provider: string, rows: AccountRow[]): string {

@@ -8,7 +8,8 @@ export const accounts = sqliteTable(
   "accounts",
   {
     id: text("id").primaryKey(),
-    provider: text("provider", { enum: ["claude", "codex"] }).notNull(),
+    /** An agent provider whose adapter supports accounts (checked against the registry on add). */
+    provider: text("provider").notNull(),
     label: text("label").notNull(),
     email: text("email"),
     kind: text("kind", { enum: ["api-key", "setup-token", "oauth"] }).notNull(),

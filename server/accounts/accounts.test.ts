@@ -154,6 +154,22 @@ describe("accounts", () => {
     await expect(service.add({ provider: "claude", secret: "short" })).rejects.toThrow(/at least 8/);
     await expect(service.remove("nope")).rejects.toThrow(/No account "nope"/);
   });
+
+  it("takes accounts for any provider whose adapter says it can: the fake agent's are Claude's (CLAUDE_CONFIG_DIR)", async () => {
+    await service.add({ provider: "fake", kind: "setup-token", label: "f", secret: "fake-setup-token-01" });
+    expect(service.list({ provider: "fake" }).map((a) => a.label)).toEqual(["f"]);
+    expect(await service.acquire("claude")).toBeNull();
+    const got = await service.acquire("fake");
+    expect(got?.env).toEqual({ CLAUDE_CODE_OAUTH_TOKEN: "fake-setup-token-01" });
+    expect(JSON.parse(readFileSync(join(got!.configDir, ".credentials.json"), "utf8"))).toEqual({ claudeAiOauth: { accessToken: "fake-setup-token-01" } });
+  });
+
+  it("refuses a provider whose adapter takes no accounts, and a kind it does not take, naming the field", async () => {
+    await expect(service.add({ provider: "gemini", secret: "key-gemini-0001" })).rejects.toThrow(/^provider: "gemini" agents cannot run on accounts; expected one of claude, codex, fake$/);
+    await expect(service.add({ provider: "nope", secret: "key-nope-00001" })).rejects.toThrow(/provider: "nope" agents cannot run on accounts/);
+    await expect(service.add({ provider: "codex", kind: "oauth", secret: "token-1234567" })).rejects.toThrow(/^kind: codex accounts are API keys \(OPENAI_API_KEY\), not oauth$/);
+    expect(service.list()).toEqual([]);
+  });
 });
 
 describe("sealing", () => {

@@ -1,81 +1,33 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import type { AccountKind, AccountProvider } from "../../shared/accounts";
+import { mkdir } from "node:fs/promises";
+import { accountSupportOf } from "../agents/providers";
+import type { AccountCredentials, MaterializedAccount, RotatedTokens } from "../agents/providers/types";
 
 /**
- * How an account's credentials reach a CLI: files in the account's own config dir
- * (CLAUDE_CONFIG_DIR / CODEX_HOME) and variables set or removed in the agent's environment.
+ * How an account's credentials reach a CLI: the provider's adapter (`accounts` in
+ * server/agents/providers/<name>.ts) writes them into the account's own config dir (the CLI's
+ * CLAUDE_CONFIG_DIR, CODEX_HOME...) and says which variables the agent's environment gets or loses.
  */
 
-export interface Credentials {
-  provider: AccountProvider;
-  kind: AccountKind;
-  secret: string;
-  refreshToken: string | null;
-  /** Access-token expiry (epoch ms), oauth only. */
-  expiresAt: number | null;
-  email: string | null;
+export interface Credentials extends AccountCredentials {
+  provider: string;
 }
 
-export interface Materialized {
-  env: Record<string, string>;
-  /** Variables of the server's environment the agent must not inherit (they would win). */
-  unset: string[];
-}
+export type Materialized = MaterializedAccount;
 
-/** Every way a Claude Code process could pick up credentials other than the account's. */
-const CLAUDE_AUTH_VARS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"];
-
-async function writeAtomic(path: string, body: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, body, { mode: 0o600 });
-  await rename(tmp, path);
-}
-
-async function readJson(path: string): Promise<Record<string, unknown> | null> {
-  try {
-    const v = JSON.parse(await readFile(path, "utf8")) as unknown;
-    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** `.claude.json`: onboarding marked complete (kept fields: whatever the CLI wrote itself). */
-async function markOnboarded(configDir: string, email: string | null): Promise<void> {
-  const path = join(configDir, ".claude.json");
-  const current = (await readJson(path)) ?? {};
-  if (current.hasCompletedOnboarding === true && (!email || current.oauthAccount)) return;
-  const next: Record<string, unknown> = { ...current, hasCompletedOnboarding: true };
-  if (email && !current.oauthAccount) next.oauthAccount = { emailAddress: email };
-  await writeAtomic(path, JSON.stringify(next, null, 2));
-}
-
-/** The `.credentials.json` Claude Code reads from its config dir on Linux. */
-export function claudeCredentialsFile(c: Credentials): { claudeAiOauth: Record<string, unknown> } {
-  if (c.kind === "setup-token") return { claudeAiOauth: { accessToken: c.secret } };
-  return { claudeAiOauth: { accessToken: c.secret, refreshToken: c.refreshToken, expiresAt: c.expiresAt, scopes: ["user:inference", "user:profile"] } };
+function supportOf(provider: string) {
+  const support = accountSupportOf(provider);
+  if (!support) throw new Error(`${provider} agents cannot run on accounts`);
+  return support;
 }
 
 export async function materialize(configDir: string, c: Credentials): Promise<Materialized> {
   await mkdir(configDir, { recursive: true, mode: 0o700 });
-  if (c.provider === "codex") return { env: { OPENAI_API_KEY: c.secret }, unset: [] };
-  await markOnboarded(configDir, c.email);
-  if (c.kind === "api-key") return { env: { ANTHROPIC_API_KEY: c.secret }, unset: CLAUDE_AUTH_VARS.filter((v) => v !== "ANTHROPIC_API_KEY") };
-  await writeAtomic(join(configDir, ".credentials.json"), JSON.stringify(claudeCredentialsFile(c), null, 2));
-  // a setup token is also what CLAUDE_CODE_OAUTH_TOKEN is for; an oauth login lives in the file only
-  // (the CLI refreshes it there, and we read the rotated tokens back before the next spawn)
-  const env: Record<string, string> = c.kind === "setup-token" ? { CLAUDE_CODE_OAUTH_TOKEN: c.secret } : {};
-  return { env, unset: CLAUDE_AUTH_VARS.filter((v) => !(v in env)) };
+  return supportOf(c.provider).materialize(configDir, c);
 }
 
-/** Tokens the CLI itself rotated in its config dir since we wrote them (newer expiry), if any. */
-export async function rotatedClaudeTokens(configDir: string, known: { expiresAt: number | null }): Promise<{ accessToken: string; refreshToken: string | null; expiresAt: number } | null> {
-  const file = await readJson(join(configDir, ".credentials.json"));
-  const oauth = file?.claudeAiOauth as Record<string, unknown> | undefined;
-  if (!oauth || typeof oauth.accessToken !== "string" || typeof oauth.expiresAt !== "number") return null;
-  if (known.expiresAt !== null && oauth.expiresAt <= known.expiresAt) return null;
-  return { accessToken: oauth.accessToken, refreshToken: typeof oauth.refreshToken === "string" ? oauth.refreshToken : null, expiresAt: oauth.expiresAt };
+/** Tokens the CLI itself rotated in the account's config dir since we wrote them (newer expiry), if any. */
+export async function rotatedTokens(provider: string, configDir: string, known: { expiresAt: number | null }): Promise<RotatedTokens | null> {
+  return (await supportOf(provider).rotatedTokens?.(configDir, known)) ?? null;
 }
 
 export interface OAuthEndpoint {

@@ -3,11 +3,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentInfo } from "../../shared/agents";
 import { startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
+import { fakeAgentPrompt } from "../testing/fake-agent";
 import { fakeReply, type FakeReplyInput, type RecordedRequest } from "../testing/fake-model";
 
 /**
  * Account failover with the REAL `claude` CLI against the fake model, which tells the two
- * API-key accounts apart by the key each request carries.
+ * API-key accounts apart by the key each request carries; and with the fake agent, whose adapter
+ * takes accounts too (provider "fake": Claude's config dir and credentials).
  */
 
 let w: AgentsWorld;
@@ -144,6 +146,34 @@ describe("account failover (real claude)", () => {
     expect(done.status, done.statusReason ?? "").toBe("idle");
     expect(done.accountLabel).toBe("solo");
     expect(Date.now()).toBeGreaterThanOrEqual(resetAt * 1000);
+  });
+});
+
+describe("account failover (the fake agent)", () => {
+  it("a fake agent runs on its account's key, and at a usage limit resumes its session on the next account", async () => {
+    for (const a of await w.t.client.accounts.list.query()) await w.t.client.accounts.remove.mutate({ account: a.id, force: true });
+    await w.t.client.accounts.add.mutate({ provider: "fake", label: "fake-a", kind: "api-key", secret: "fake-key-aaaa-0001" });
+    await w.t.client.accounts.add.mutate({ provider: "fake", label: "fake-b", kind: "api-key", secret: "fake-key-bbbb-0002" });
+    const resetsAt = "2030-01-01T00:00:00.000Z";
+    const prompt = fakeAgentPrompt("FAKE_FAILOVER", {
+      steps: [{ bash: 'echo "$ANTHROPIC_API_KEY" > key-first.txt' }, { rateLimit: { resetsAt } }],
+      resume: [[{ bash: 'echo "$ANTHROPIC_API_KEY" > key-second.txt' }, { done: "done on fake-b" }]],
+    });
+    const spawned = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt, account: "fake-a" });
+    const done = await waitForAgent(w.t.client, spawned.id, ["idle", "crashed", "waiting_for_account", "stopped"], 60_000);
+    expect(done.status, done.statusReason ?? "").toBe("idle");
+    expect(done.result).toBe("done on fake-b");
+    expect(done.accountLabel).toBe("fake-b");
+    expect(readFileSync(join(done.workspacePath, "key-first.txt"), "utf8").trim()).toBe("fake-key-aaaa-0001");
+    expect(readFileSync(join(done.workspacePath, "key-second.txt"), "utf8").trim()).toBe("fake-key-bbbb-0002");
+    const a = await w.t.client.accounts.get.query({ account: "fake-a" });
+    expect(a).toMatchObject({ provider: "fake", status: "exhausted", exhaustedUntil: resetsAt });
+    // the same session: its files (the fake agent's session state) went along to fake-b's config dir
+    const switched = (await eventsOf(spawned.id)).find((e) => e.type === "agent.account_switched");
+    expect(switched?.payload).toMatchObject({ from: "fake-a", to: "fake-b", resumedSession: true });
+    expect(done.sessionId).not.toBeNull();
+    const b = await w.t.client.accounts.get.query({ account: "fake-b" });
+    expect(readdirSync(join(w.t.home, "accounts", b.id), { recursive: true }).map(String).some((p) => p.includes(done.sessionId!))).toBe(true);
   });
 });
 

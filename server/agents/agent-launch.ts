@@ -52,7 +52,8 @@ export async function launchSession(input: LaunchInput): Promise<LaunchResult> {
     ...(newSessionId ? { newSessionId } : {}),
     ...(row.model ? { model: row.model } : {}),
     ...(gitLocations ? { git: gitLocations } : {}),
-    ...(row.permissionMode === "ask"
+    // only a CLI that can route its approvals to a human gets the permission server
+    ...(row.permissionMode === "ask" && adapter.approvals.human
       ? { permissionServer: { url: `${input.serverUrl}/mcp/agents/${row.id}`, token: input.token, ...PERMISSION_SERVER } }
       : {}),
   };

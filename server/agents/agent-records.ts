@@ -1,4 +1,4 @@
-import { eq, or } from "drizzle-orm";
+import { and, eq, or } from "drizzle-orm";
 import type { AgentInfo, AgentMerge, AgentQuestion, AgentUsage, QueuedMessage } from "../../shared/agents";
 import type { AgentStatus } from "../../shared/statuses";
 import type { Db } from "../db/client";
@@ -6,7 +6,8 @@ import { DomainError } from "../errors";
 import { agents } from "./agents.sql";
 
 export type AgentRow = typeof agents.$inferSelect;
-export type AgentPatch = Partial<Omit<AgentRow, "id" | "createdAt">>;
+/** Columns a caller may write; status and version only change through `transition` (agent-lifecycle.ts). */
+export type AgentPatch = Partial<Omit<AgentRow, "id" | "createdAt" | "status" | "version">>;
 
 /** Statuses in which a process of the agent may be alive. */
 export const LIVE_STATUSES: readonly AgentStatus[] = ["starting", "running"];
@@ -52,7 +53,7 @@ export function mergeOf(row: AgentRow): AgentMerge | null {
 }
 
 /** `pendingApprovals`: the agent's tool approvals waiting for a human (AgentApprovals.pendingCounts). */
-export function toAgentInfo(row: AgentRow, pendingApprovals = 0): AgentInfo {
+export function toAgentInfo(row: AgentRow, pendingApprovals = 0, queuedMessages: QueuedMessage[] = []): AgentInfo {
   const live = LIVE_STATUSES.includes(row.status);
   return {
     id: row.id,
@@ -79,7 +80,7 @@ export function toAgentInfo(row: AgentRow, pendingApprovals = 0): AgentInfo {
     pendingQuestions: json<AgentQuestion[]>(row.pendingQuestions, []),
     pendingApprovals,
     needsYou: row.status === "waiting_for_input" || pendingApprovals > 0,
-    queuedMessages: json<QueuedMessage[]>(row.queuedMessages, []),
+    queuedMessages,
     usage: addUsage(parseUsage(row.usageTotal), live ? parseUsage(row.usageSession) : EMPTY_USAGE),
     lineCount: row.lineCount,
     taskId: row.taskId,
@@ -99,8 +100,9 @@ export function toAgentInfo(row: AgentRow, pendingApprovals = 0): AgentInfo {
 export class AgentRecords {
   constructor(private readonly db: Db) {}
 
-  insert(row: typeof agents.$inferInsert): void {
-    this.db.insert(agents).values(row).run();
+  /** A new agent: always `starting`, version 0 (every later status change is a transition). */
+  insert(row: Omit<typeof agents.$inferInsert, "status" | "version">): void {
+    this.db.insert(agents).values({ ...row, status: "starting", version: 0 }).run();
   }
 
   find(id: string): AgentRow | undefined {
@@ -132,6 +134,19 @@ export class AgentRecords {
 
   all(): AgentRow[] {
     return this.db.select().from(agents).all();
+  }
+
+  /**
+   * The compare-and-set behind `transition`: status, version + 1 and the patch, only while the
+   * row still has `expectedVersion`. False when it moved meanwhile (nothing written).
+   */
+  compareAndSet(id: string, expectedVersion: number, status: AgentStatus, patch: AgentPatch): boolean {
+    const r = this.db
+      .update(agents)
+      .set({ ...patch, status, version: expectedVersion + 1, updatedAt: Date.now() })
+      .where(and(eq(agents.id, id), eq(agents.version, expectedVersion)))
+      .run();
+    return r.changes === 1;
   }
 
   update(id: string, patch: AgentPatch): AgentRow {

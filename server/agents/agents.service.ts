@@ -11,9 +11,12 @@ import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import { REPO_ROOT } from "../paths";
 import { AgentApprovals, type ApprovalDecision } from "./agent-approvals";
+import { AgentLifecycle, type AgentMove } from "./agent-lifecycle";
+import { AgentMessages, AgentNotLive, UndeliveredFollowUps, type AgentMessageRow } from "./agent-messages";
 import { agentToken, ensureYardShim, loadAgentSecret, verifyAgentToken } from "./agent-env";
 import { launchSession, type LaunchResult } from "./agent-launch";
-import { AgentRecords, LIVE_STATUSES, addUsage, mergeOf, parseUsage, toAgentInfo, type AgentRow } from "./agent-records";
+import { AgentRecords, LIVE_STATUSES, addUsage, mergeOf, parseUsage, toAgentInfo, type AgentPatch, type AgentRow } from "./agent-records";
+import { killGroup } from "./agent-process";
 import { AgentSession, type SessionOutcome } from "./agent-session";
 import { generateAlias } from "./aliases";
 import { decideCompletion } from "./completion";
@@ -23,7 +26,6 @@ import { commitsSince, mergeWorkspace, type MergeResult, type MergeStrategy } fr
 import { ownLine, toOutputLines } from "./output-view";
 import { buildPrompt, commitRequestPrompt, formatAnswersAsPrompt, missingSignalPrompt } from "./prompts";
 import { getProvider, listProviders, resolveCommand } from "./providers";
-import { copySessionFiles } from "./session-transfer";
 import type { ProviderAdapter } from "./providers/types";
 import { commitsAhead, commitWorktree, createWorkspace, dirtyFiles, repoNotGit, removeWorkspace, restoreWorktree, withRepoLock, workspaceChanges, workspaceDiff, workspaceSummary, type Workspace } from "./workspace";
 import { git, repoRootOf } from "./git";
@@ -61,6 +63,8 @@ export class AgentsService {
   readonly logs: AgentLogStore;
   readonly approvals: AgentApprovals;
   private readonly records: AgentRecords;
+  private readonly messages: AgentMessages;
+  private readonly lifecycle: AgentLifecycle;
   private readonly live = new Map<string, AgentSession>();
   /**
    * Worktree cleanups at idle, two at a time: each forks git a few times, and a hundred agents
@@ -79,6 +83,8 @@ export class AgentsService {
 
   constructor(private readonly opts: AgentsServiceOptions) {
     this.records = new AgentRecords(opts.db);
+    this.messages = new AgentMessages(opts.db);
+    this.lifecycle = new AgentLifecycle(this.records, opts.bus);
     this.logs = new AgentLogStore(opts.db);
     this.approvals = new AgentApprovals(opts.db, opts.bus);
     this.secret = loadAgentSecret(opts.config.home);
@@ -91,10 +97,11 @@ export class AgentsService {
     return this.records.all().filter((r) => r.accountId === accountId && (LIVE_STATUSES.includes(r.status) || r.status === "waiting_for_input")).length;
   }
 
-  private info(row: AgentRow, labels?: Map<string, string>, pending?: Map<string, number>): AgentInfo {
+  private info(row: AgentRow, labels?: Map<string, string>, pending?: Map<string, number>, queued?: Map<string, QueuedMessage[]>): AgentInfo {
     const accountLabel = row.accountId ? ((labels ?? this.opts.accounts?.labels())?.get(row.accountId) ?? null) : null;
     const approvals = (pending ?? this.approvals.pendingCounts([row.id])).get(row.id) ?? 0;
-    return { ...toAgentInfo(row, approvals), accountLabel };
+    const messages = (queued ?? this.messages.queuedByAgent([row.id])).get(row.id) ?? [];
+    return { ...toAgentInfo(row, approvals, messages), accountLabel };
   }
 
   /** The canonical id of an agent given by id or alias (AGENT_NOT_FOUND; `lenient`: unknown ones as given). */
@@ -114,11 +121,12 @@ export class AgentsService {
   list(filter: { status?: AgentInfo["status"][]; taskId?: string; phaseId?: string } = {}): AgentInfo[] {
     const labels = this.opts.accounts?.labels() ?? new Map<string, string>();
     const pending = this.approvals.pendingCounts();
+    const queued = this.messages.queuedByAgent();
     return this.records
       .all()
       .filter((r) => (!filter.status || filter.status.includes(r.status)) && (!filter.taskId || r.taskId === filter.taskId) && (!filter.phaseId || r.phaseId === filter.phaseId))
       .sort((a, b) => b.createdAt - a.createdAt)
-      .map((r) => this.info(r, labels, pending));
+      .map((r) => this.info(r, labels, pending, queued));
   }
 
   /** Every provider adapter, and whether its CLI is installed here. */
@@ -150,7 +158,6 @@ export class AgentsService {
       id,
       alias,
       provider: adapter.name,
-      status: "starting",
       mode: input.mode,
       permissionMode: input.permissionMode,
       prompt: input.prompt,
@@ -216,8 +223,7 @@ export class AgentsService {
     } catch (err) {
       if (setup.length > 0) await this.logs.append(id, 0, setup).catch(() => undefined);
       const reason = err instanceof Error ? err.message : String(err);
-      this.records.update(id, { status: "crashed", statusReason: reason, finishedAt: Date.now(), workspaceRemoved: true });
-      await this.publish(id, "agent.crashed", { reason: reason.slice(0, 2000) });
+      await this.lifecycle.transition(id, "crashed", { patch: { statusReason: reason, finishedAt: Date.now(), workspaceRemoved: true }, event: { type: "agent.crashed", payload: { reason: reason.slice(0, 2000) } } });
       throw err;
     }
   }
@@ -252,7 +258,7 @@ export class AgentsService {
    * used usable one (its session files copied over; a fresh session with a hand-over prompt when
    * they cannot be); with none usable the agent waits for an account and null is returned.
    */
-  private async launch(row: AgentRow, how: { prompt: string; resume?: boolean; reason?: string; kind: RunKind }): Promise<LaunchResult | null> {
+  private async launch(row: AgentRow, how: { prompt: string; resume?: boolean; reason?: string; kind: RunKind; deliver?: AgentMessageRow[] }): Promise<LaunchResult | null> {
     const adapter = this.adapter(row.provider);
     if (row.workspaceRemoved) row = await this.restoreWorkspace(row);
     const command = this.commandOf(adapter);
@@ -268,7 +274,7 @@ export class AgentsService {
       }
       if (account.id !== row.accountId) {
         const from = row.sessionNumber > 0 ? accounts.label(row.accountId) : null;
-        const moved = row.sessionId ? await copySessionFiles(row.configDir, account.configDir, row.sessionId) : 0;
+        const moved = row.sessionId ? ((await adapter.accounts?.copySession(row.configDir, account.configDir, row.sessionId)) ?? 0) : 0;
         if (resume && moved === 0) {
           resume = false;
           prompt = this.handoverPrompt(row, prompt);
@@ -295,8 +301,7 @@ export class AgentsService {
       baseEnv: this.agentBaseEnv(account),
       endpoints: { anthropicBaseUrl: this.opts.config.anthropicBaseUrl, openaiBaseUrl: this.opts.config.openaiBaseUrl },
     });
-    const updated = this.records.update(row.id, {
-      status: "running",
+    const patch = {
       statusReason: null,
       sessionNumber: launched.session,
       pid: launched.process.pid,
@@ -311,9 +316,18 @@ export class AgentsService {
       runPrompt: how.prompt,
       runResumed: resume,
       runReason: how.kind,
-    });
+    };
+    const deliver = how.deliver ?? [];
+    let updated: AgentRow;
+    try {
+      // the follow-ups this run carries are marked delivered in the same transaction as the move
+      updated = await this.lifecycle.transition(row.id, "launched", { expectedVersion: row.version, patch, event: { type: "agent.status_changed", payload: { status: "running" } }, also: () => this.messages.markDelivered(deliver.map((m) => m.id)) });
+    } catch (err) {
+      // not recorded as running (another process moved the agent meanwhile): this run must not go on
+      await killGroup(launched.process.pid, launched.process.startTime, 500).catch(() => undefined);
+      throw err;
+    }
     this.attach(updated, launched);
-    await this.publish(row.id, "agent.status_changed", { status: "running" });
     return launched;
   }
 
@@ -337,11 +351,13 @@ export class AgentsService {
     const reason = next
       ? `every ${row.provider} account is at its usage limit; the first frees up at ${new Date(next).toISOString()}`
       : `no usable ${row.provider} account: add one (yard account add) or fix the invalid ones`;
-    this.records.update(row.id, { status: "waiting_for_account", statusReason: reason, runPrompt: run.prompt, runResumed: run.resume, runReason: run.kind, pid: null });
     if (row.sessionNumber > 0) {
       await this.publish(row.id, "agent.account_switched", { from: accounts.label(row.accountId), to: null, reason: (why ?? reason).slice(0, 2000), resumedSession: false });
     }
-    await this.publish(row.id, "agent.status_changed", { status: "waiting_for_account", reason });
+    await this.lifecycle.transition(row.id, "account_awaited", {
+      patch: { statusReason: reason, runPrompt: run.prompt, runResumed: run.resume, runReason: run.kind, pid: null },
+      event: { type: "agent.status_changed", payload: { status: "waiting_for_account", reason } },
+    });
   }
 
   /** Agents waiting for an account of the provider get their run started, one by one. */
@@ -446,7 +462,6 @@ export class AgentsService {
     const row = this.records.find(id);
     if (!row) return;
     const adapter = this.adapter(row.provider);
-    const queued = JSON.parse(row.queuedMessages) as QueuedMessage[];
     const decision = decideCompletion({
       stopRequested: outcome.stopped,
       signal: await readSignal(row.workspacePath),
@@ -459,35 +474,41 @@ export class AgentsService {
       // a commit request's run needs no signal.json: git status tells whether it worked
       canResume: adapter.resumeStyle !== "none" && row.sessionId !== null && row.runReason !== "commit_request",
       missingSignalRetries: row.missingSignalRetries,
-      queuedMessages: queued.length,
+      queuedMessages: this.messages.undelivered(id).length,
     });
+    await agentTestHooks.beforeCompletionWrite?.(id);
     await this.approvals.expireFor(id, "the agent's process ended");
     const usageTotal = JSON.stringify(addUsage(parseUsage(row.usageTotal), parseUsage(row.usageSession)));
     const base = { usageTotal, usageSession: "{}", exitCode: outcome.exitCode, pid: null, finishedAt: Date.now() };
+    const end = <T extends EventType>(move: AgentMove, patch: AgentPatch, type: T, payload: EventPayload<T>, guard?: () => void) =>
+      this.lifecycle.transition(id, move, { expectedVersion: row.version, patch: { ...base, ...patch }, event: { type, payload }, ...(guard ? { guard } : {}) });
     switch (decision.action) {
       case "stopped":
-        this.records.update(id, { ...base, status: "stopped", statusReason: decision.reason });
-        await this.publish(id, "agent.stopped", { reason: decision.reason });
+        await end("stopped", { statusReason: decision.reason }, "agent.stopped", { reason: decision.reason });
         break;
       case "idle": {
         // the commit-request run's own "done" does not replace the task's result
         const result = row.runReason === "commit_request" && row.result ? row.result : decision.result;
-        this.records.update(id, { ...base, status: "idle", statusReason: decision.note ?? null, result, missingSignalRetries: 0 });
-        await this.publish(id, "agent.idle", { result });
+        try {
+          // idle only if no follow-up waits, decided in the transaction that writes idle
+          await end("finished", { statusReason: decision.note ?? null, result, missingSignalRetries: 0 }, "agent.idle", { result }, () => this.messages.assertNoneWaiting(id));
+        } catch (err) {
+          if (!(err instanceof UndeliveredFollowUps)) throw err;
+          await this.deliverFollowUps(id, base, decision.result);
+          break;
+        }
         await this.cleanups.run(() => this.cleanupIdle(id)).catch((err: unknown) => this.opts.log.warn({ err, agentId: id }, "worktree cleanup failed"));
         this.measureDisk(id);
         break;
       }
       case "waiting":
-        this.records.update(id, { ...base, status: "waiting_for_input", statusReason: null, pendingQuestions: JSON.stringify(decision.questions), missingSignalRetries: 0 });
-        await this.publish(id, "agent.waiting", { questions: decision.questions });
+        await end("asked", { statusReason: null, pendingQuestions: JSON.stringify(decision.questions), missingSignalRetries: 0 }, "agent.waiting", { questions: decision.questions });
         break;
       case "rate_limited": {
         const accounts = this.opts.accounts;
         if (!accounts || !row.accountId || !accounts.has(row.provider)) {
           const reason = `${decision.reason} (register more accounts with \`yard account add\` to fail over automatically)`;
-          this.records.update(id, { ...base, status: "crashed", statusReason: reason });
-          await this.publish(id, "agent.crashed", { reason: reason.slice(0, 2000) });
+          await end("crashed", { statusReason: reason }, "agent.crashed", { reason: reason.slice(0, 2000) });
           break;
         }
         const until = decision.resetsAt ? Date.parse(decision.resetsAt) : null;
@@ -504,8 +525,7 @@ export class AgentsService {
         break;
       }
       case "crashed":
-        this.records.update(id, { ...base, status: "crashed", statusReason: decision.reason });
-        await this.publish(id, "agent.crashed", { reason: decision.reason.slice(0, 2000) });
+        await end("crashed", { statusReason: decision.reason }, "agent.crashed", { reason: decision.reason.slice(0, 2000) });
         break;
       case "retry_missing_signal": {
         const updated = this.records.update(id, { ...base, missingSignalRetries: row.missingSignalRetries + 1 });
@@ -514,24 +534,29 @@ export class AgentsService {
         await this.resumeWith(updated, text, "missing_signal");
         break;
       }
-      case "deliver_queued": {
-        const updated = this.records.update(id, { ...base, result: decision.result, queuedMessages: "[]", missingSignalRetries: 0 });
-        const text = queued.map((m) => m.text).join("\n\n");
-        await this.appendOwn(id, row.sessionNumber, "user_message", text);
-        await this.resumeWith(updated, text, "message");
+      case "deliver_queued":
+        await this.deliverFollowUps(id, base, decision.result);
         break;
-      }
     }
+  }
+
+  /** The follow-ups that wait, in order, as the next run of the same session (marked delivered with its start). */
+  private async deliverFollowUps(id: string, base: AgentPatch, result: string | null): Promise<void> {
+    const waiting = this.messages.undelivered(id);
+    const updated = this.records.update(id, { ...base, result, missingSignalRetries: 0 });
+    const text = waiting.map((m) => m.text).join("\n\n");
+    await this.appendOwn(id, updated.sessionNumber, "user_message", text);
+    await this.resumeWith(updated, text, "message", { deliver: waiting });
   }
 
   private async resumeWith(
     row: AgentRow,
     prompt: string,
     reason: Exclude<RunKind, "spawn">,
-    opts: { resume?: boolean; reason?: string } = {},
+    opts: { resume?: boolean; reason?: string; deliver?: AgentMessageRow[] } = {},
   ): Promise<void> {
     if (this.closed) return;
-    const launched = await this.launch(row, { prompt, resume: opts.resume ?? true, kind: reason, ...(opts.reason ? { reason: opts.reason } : {}) });
+    const launched = await this.launch(row, { prompt, resume: opts.resume ?? true, kind: reason, ...(opts.reason ? { reason: opts.reason } : {}), ...(opts.deliver ? { deliver: opts.deliver } : {}) });
     if (launched) await this.publish(row.id, "agent.resumed", { session: launched.session, reason, pid: launched.process.pid });
   }
 
@@ -559,14 +584,30 @@ export class AgentsService {
   }
 
   /** A follow-up: resumes an idle agent now; for a running one it is queued until its next idle point. */
+  /**
+   * A follow-up: for a live agent it becomes a row (delivered in order at its next idle point,
+   * never lost: the agent goes idle only in a transaction that finds none waiting); otherwise it
+   * resumes the agent now. A move of the agent in between (it went idle, another run started) is
+   * met by trying again on what the agent is then.
+   */
   async message(idOrAlias: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }> {
-    const row = this.records.get(idOrAlias);
+    const id = this.records.idOf(idOrAlias);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.messageOnce(id, text);
+      } catch (err) {
+        const moved = err instanceof AgentNotLive || (err instanceof DomainError && err.code === "AGENT_VERSION_CONFLICT");
+        if (!moved || attempt >= 5) throw err;
+      }
+    }
+  }
+
+  private async messageOnce(id: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }> {
+    const row = this.records.get(id);
     if (LIVE_STATUSES.includes(row.status)) {
-      const queued = JSON.parse(row.queuedMessages) as QueuedMessage[];
-      const message: QueuedMessage = { id: `msg_${uuidv7()}`, text, queuedAt: new Date().toISOString() };
-      queued.push(message);
-      this.records.update(row.id, { queuedMessages: JSON.stringify(queued) });
-      await this.publish(row.id, "agent.message_queued", { messageId: message.id, text: text.slice(0, 2000), queued: queued.length });
+      const messageId = `msg_${uuidv7()}`;
+      const queued = this.messages.undelivered(row.id).length + 1;
+      await this.publish(row.id, "agent.message_queued", { messageId, text: text.slice(0, 2000), queued }, () => void this.messages.enqueueIfLive(row.id, text, messageId));
       return { delivered: "queued", agent: this.get(row.id) };
     }
     if (row.status === "waiting_for_account") throw new DomainError("AGENT_WAITING_FOR_ACCOUNT", `Agent ${row.alias} waits for an account`, { kind: "CONFLICT" });
@@ -612,10 +653,13 @@ export class AgentsService {
       await this.finishing.get(row.id);
       return this.get(row.id);
     }
-    if (row.status === "stopped" || row.status === "crashed") return toAgentInfo(row);
-    this.records.update(row.id, { status: "stopped", statusReason: "stopped by a user", pid: null, finishedAt: Date.now() });
+    if (row.status === "stopped" || row.status === "crashed") return this.get(row.id);
+    await this.lifecycle.transition(row.id, "stopped", {
+      expectedVersion: row.version,
+      patch: { statusReason: "stopped by a user", pid: null, finishedAt: Date.now() },
+      event: { type: "agent.stopped", payload: { reason: "stopped by a user" } },
+    });
     await this.approvals.expireFor(row.id, "the agent was stopped");
-    await this.publish(row.id, "agent.stopped", { reason: "stopped by a user" });
     return this.get(row.id);
   }
 
@@ -628,6 +672,7 @@ export class AgentsService {
       await this.publish(row.id, "worktree.removed", { alias: row.alias, path: row.workspacePath, branch: row.branch });
     }
     this.records.remove(row.id);
+    this.messages.forget(row.id);
     this.logs.forget(row.id);
     rmSync(this.agentDir(row.id), { recursive: true, force: true });
     await this.publish(row.id, "agent.deleted", { alias: row.alias });
@@ -806,8 +851,8 @@ export class AgentsService {
 
   /** A page of an agent's output: parsed events and/or raw lines, by line range (or the tail). */
   output(idOrId: string, q: OutputQuery) {
-    // logs outlive a deleted agent: they stay readable by its id (parsed as Claude-format lines)
-    const row = this.records.find(idOrId) ?? (this.logs.totalLines(idOrId) > 0 ? { id: idOrId, provider: "claude" } : this.records.get(idOrId));
+    // logs outlive a deleted agent: they stay readable by its id (parsed by the provider that wrote them)
+    const row = this.records.find(idOrId) ?? (this.logs.totalLines(idOrId) > 0 ? { id: idOrId, provider: this.logs.providerOf(idOrId) } : this.records.get(idOrId));
     const total = this.logs.totalLines(row.id);
     const limit = Math.min(Math.max(q.limit, 1), 5000);
     const fromLine = q.fromLine ?? Math.max(0, total - limit);
@@ -820,7 +865,7 @@ export class AgentsService {
   chunkOutput(agentId: string, chunkId: number, format: OutputQuery["format"] = "events") {
     const chunk = this.logs.chunk(chunkId);
     if (!chunk || chunk.agentId !== agentId) return [];
-    const provider = this.records.find(agentId)?.provider ?? "claude";
+    const provider = this.records.find(agentId)?.provider ?? this.logs.providerOf(agentId);
     const stored = chunk.lines.map((raw, i) => ({ line: chunk.firstLine + i, session: chunk.session, raw }));
     return toOutputLines(stored, this.adapter(provider).createParser(), { format, maxFieldBytes: 64 * 1024 });
   }
@@ -836,10 +881,15 @@ export class AgentsService {
     const finished: string[] = [];
     await this.approvals.expireAll("the server restarted while the agent waited");
     for (const row of this.records.all()) {
+      // follow-ups stored the old way (a JSON column) become rows
+      if (row.queuedMessages !== "[]") {
+        this.messages.importLegacy(row.id, parseQueued(row.queuedMessages));
+        this.records.update(row.id, { queuedMessages: "[]" });
+      }
       if (!LIVE_STATUSES.includes(row.status)) continue;
       if (!row.pid || !row.outputPath) {
-        this.records.update(row.id, { status: "crashed", statusReason: "the server stopped while the agent was starting", finishedAt: Date.now() });
-        await this.publish(row.id, "agent.crashed", { reason: "the server stopped while the agent was starting" });
+        const reason = "the server stopped while the agent was starting";
+        await this.lifecycle.transition(row.id, "crashed", { expectedVersion: row.version, patch: { statusReason: reason, finishedAt: Date.now() }, event: { type: "agent.crashed", payload: { reason } } });
         finished.push(row.id);
         continue;
       }
@@ -870,14 +920,26 @@ export class AgentsService {
     this.logs.flush();
   }
 
-  private async publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>): Promise<void> {
+  private async publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>, write?: () => void): Promise<void> {
     try {
-      await this.opts.bus.publish(type, payload, { agentId });
+      await this.opts.bus.publish(type, payload, { agentId }, write ? { write } : {});
     } catch (err) {
       if (!this.closed) throw err;
     }
   }
 }
+
+function parseQueued(json: string): QueuedMessage[] {
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? (v as QueuedMessage[]).filter((m) => m && typeof m.text === "string" && typeof m.id === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Test support, never set in production: runs in completion between reading the agent and writing its outcome. */
+export const agentTestHooks: { beforeCompletionWrite?: (agentId: string) => Promise<void> } = {};
 
 /** The agent as a commit's author: `<alias> (<provider> agent)`. */
 function agentIdentity(row: AgentRow): { name: string; email: string } {

@@ -7,7 +7,10 @@ export const agents = sqliteTable(
     id: text("id").primaryKey(),
     alias: text("alias").notNull(),
     provider: text("provider").notNull(),
-    status: text("status", { enum: ["starting", "running", "waiting_for_input", "waiting_for_account", "idle", "stopped", "crashed"] }).notNull(),
+    /** Written only by `transition` (agent-lifecycle.ts), together with `version` and its event. */
+    status: text("status", { enum: ["starting", "queued", "running", "waiting_for_input", "waiting_for_account", "idle", "stopped", "crashed", "interrupted"] }).notNull(),
+    /** Bumped by every status change: the compare-and-set of `transition(id, event, expectedVersion)`. */
+    version: integer("version").notNull().default(0),
     statusReason: text("status_reason"),
     mode: text("mode").notNull(),
     permissionMode: text("permission_mode").notNull(),
@@ -36,7 +39,7 @@ export const agents = sqliteTable(
     result: text("result"),
     /** JSON: AgentQuestion[] */
     pendingQuestions: text("pending_questions").notNull().default("[]"),
-    /** JSON: QueuedMessage[] */
+    /** Legacy (before agent_messages): JSON QueuedMessage[]; moved into agent_messages at start, then "[]". */
     queuedMessages: text("queued_messages").notNull().default("[]"),
     /** JSON: AgentUsage summed over finished sessions. */
     usageTotal: text("usage_total").notNull().default("{}"),
@@ -96,6 +99,33 @@ export const agentLogChunks = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("agent_log_chunks_line_idx").on(t.agentId, t.firstLine), index("agent_log_chunks_session_idx").on(t.agentId, t.session, t.seq)],
+);
+
+/**
+ * Which provider wrote an agent's log, so a deleted agent's lines are still read with its
+ * parser: written with its first chunk (from the agent's row). No foreign key either.
+ */
+export const agentLogs = sqliteTable("agent_logs", {
+  agentId: text("agent_id").primaryKey(),
+  provider: text("provider").notNull(),
+});
+
+/**
+ * Follow-ups sent while an agent works, delivered in order exactly once: a row is written only
+ * while the agent is live (in the same transaction as `agent.message_queued`), and an agent moves
+ * to idle only in a transaction that finds none of its rows undelivered.
+ */
+export const agentMessages = sqliteTable(
+  "agent_messages",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id").notNull(),
+    seq: integer("seq").notNull(),
+    text: text("text").notNull(),
+    createdAt: integer("created_at").notNull(),
+    deliveredAt: integer("delivered_at"),
+  },
+  (t) => [uniqueIndex("agent_messages_seq_idx").on(t.agentId, t.seq), index("agent_messages_undelivered_idx").on(t.agentId, t.deliveredAt)],
 );
 
 /** Tool calls of agents in `ask` mode waiting for (or decided by) a human. */

@@ -27,11 +27,15 @@ interface Waiting {
 const MAX_CHUNK_LINES = 1000;
 const MAX_CHUNK_BYTES = 1 << 20;
 const COMMIT_WINDOW_MS = 4;
+/** Whose parser reads a log from before `agent_logs`, of an agent deleted since: every one was read as Claude's then. */
+const LEGACY_PROVIDER = "claude";
 
 /**
  * `agent_log_chunks`: raw output lines in batches. `append` group-commits every agent's lines of
  * one event-loop turn in one transaction, together with each agent's output offset and line
  * count, so after a crash the offset and the stored lines always agree (no line lost or doubled).
+ * `agent_logs` remembers the provider of each agent's log, written with its first chunk, so its
+ * lines are parsed by the right adapter after the agent is deleted.
  */
 export class AgentLogStore {
   private waiting: Waiting[] = [];
@@ -48,6 +52,8 @@ export class AgentLogStore {
       insert: this.sqlite.prepare(
         "INSERT INTO agent_log_chunks (agent_id, session, seq, first_line, line_count, bytes, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
+      remember: this.sqlite.prepare("INSERT OR IGNORE INTO agent_logs (agent_id, provider) SELECT id, provider FROM agents WHERE id = ?"),
+      providerOf: this.sqlite.prepare("SELECT provider FROM agent_logs WHERE agent_id = ?"),
       progress: this.sqlite.prepare("UPDATE agents SET line_count = ?, chunk_seq = ?, output_offset = COALESCE(?, output_offset) WHERE id = ?"),
       counters: this.sqlite.prepare("SELECT line_count AS lines, chunk_seq AS seq FROM agents WHERE id = ?"),
       fallbackCounters: this.sqlite.prepare(
@@ -64,6 +70,8 @@ export class AgentLogStore {
         "SELECT session, MIN(first_line) AS fromLine, MAX(first_line + line_count) AS toLine FROM agent_log_chunks WHERE agent_id = ? GROUP BY session ORDER BY session",
       ),
     };
+    // logs written before agent_logs existed: their agents' providers, while the rows are there
+    this.sqlite.prepare("INSERT OR IGNORE INTO agent_logs (agent_id, provider) SELECT id, provider FROM agents WHERE line_count > 0").run();
   }
 
   /** Persist lines (in order) of one agent's session; resolves after the commit. */
@@ -125,6 +133,8 @@ export class AgentLogStore {
   }
 
   private insertLines(w: Waiting): ChunkRef[] {
+    // the first append of an agent in this process: its provider is remembered (once: OR IGNORE)
+    if (!this.counters.has(w.agentId)) this.stmts.remember.run(w.agentId);
     const c = this.countersOf(w.agentId);
     const refs: ChunkRef[] = [];
     const now = Date.now();
@@ -173,6 +183,11 @@ export class AgentLogStore {
     const row = this.stmts.byId.get(chunkId) as { agentId: string; session: number; firstLine: number; content: string } | undefined;
     if (!row) return undefined;
     return { agentId: row.agentId, session: row.session, firstLine: row.firstLine, lines: row.content.split("\n") };
+  }
+
+  /** The provider whose CLI wrote an agent's log (its parser reads it), the agent's row gone or not. */
+  providerOf(agentId: string): string {
+    return (this.stmts.providerOf.get(agentId) as { provider: string } | undefined)?.provider ?? LEGACY_PROVIDER;
   }
 
   totalLines(agentId: string): number {

@@ -137,3 +137,34 @@ describe("EventBus", () => {
     await expect(bus.publish("system.noted", { message: "late" })).rejects.toThrow(/shutting down/);
   });
 });
+
+describe("EventBus: row writes in the event's transaction", () => {
+  it("commits a write with its event; a write that throws drops only its own event and rolls back only its own rows", async () => {
+    const bus = makeBus();
+    const sqlite = dbs[0]!.$client;
+    sqlite.exec("CREATE TABLE scratch (k TEXT PRIMARY KEY, v INTEGER NOT NULL)");
+    const seen: string[] = [];
+    bus.on("system.noted", (e) => seen.push(e.payload.message));
+    const put = (k: string, v: number) => () => void sqlite.prepare("INSERT INTO scratch (k, v) VALUES (?, ?)").run(k, v);
+    const results = await Promise.allSettled([
+      bus.publish("system.noted", { message: "a" }, {}, { write: put("a", 1) }),
+      bus.publish("system.noted", { message: "b" }, {}, {
+        write: () => {
+          put("b", 2)();
+          throw new Error("compare-and-set lost");
+        },
+      }),
+      bus.publish("system.noted", { message: "c" }),
+      bus.publish("system.noted", { message: "d" }, {}, { write: put("d", 4) }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe("compare-and-set lost");
+    expect(sqlite.prepare("SELECT k FROM scratch ORDER BY k").all()).toEqual([{ k: "a" }, { k: "d" }]);
+    expect(bus.store.readAfter(0, undefined, 10).map((e) => (e.payload as { message: string }).message)).toEqual(["a", "c", "d"]);
+    expect(seen).toEqual(["a", "c", "d"]);
+    // the ids stay monotonic; the lost one is a gap, and the next publish goes on after the last
+    const next = await bus.publish("system.noted", { message: "e" });
+    expect(next.id).toBe(5);
+    expect(bus.lastId).toBe(5);
+  });
+});

@@ -1,7 +1,17 @@
 import { EventCatalog, scopeKey, type BusEvent, type EventPayload, type EventScope, type EventType, type ScopeFilter } from "../../shared/events";
 import type { EventRow, EventStore } from "./event-store";
 
-type Pending = { row: EventRow; event: BusEvent; resolve: (e: BusEvent) => void; reject: (err: Error) => void };
+type Pending = { row: EventRow; event: BusEvent; write?: () => void; resolve: (e: BusEvent) => void; reject: (err: Error) => void };
+
+export type PublishOptions = {
+  /**
+   * Row writes that belong to this event (a status change, a queued message): run inside the same
+   * SQLite transaction as the event's insert, in publish order, in a savepoint of their own. When
+   * it throws (a compare-and-set that lost), its writes are rolled back, the event is not stored
+   * nor delivered, and the publish rejects with that error; the rest of the batch is unaffected.
+   */
+  write?: () => void;
+};
 type Listener = (event: BusEvent) => void;
 
 export type BusOptions = {
@@ -36,6 +46,8 @@ export class EventBus {
   private nextId: number;
   private committedId: number;
   private pending: Pending[] = [];
+  /** How many pending events carry row writes (none: the plain group commit). */
+  private pendingWrites = 0;
   private flushTimer: NodeJS.Immediate | undefined;
   private readonly listeners = new Set<Listener>();
   private readonly typed = new Map<string, Set<Listener>>();
@@ -67,7 +79,7 @@ export class EventBus {
     return this.listeners.size;
   }
 
-  publish<T extends EventType>(type: T, payload: EventPayload<T>, scope: EventScope = {}): Promise<BusEvent<T>> {
+  publish<T extends EventType>(type: T, payload: EventPayload<T>, scope: EventScope = {}, options: PublishOptions = {}): Promise<BusEvent<T>> {
     if (this.closed) return Promise.reject(new BusClosedError());
     const schema = EventCatalog[type];
     if (!schema) throw new Error(`Unknown event type "${type}": add it to the catalogue in shared/events`);
@@ -81,7 +93,12 @@ export class EventBus {
     const event = { id, ts: this.iso, type, scope, payload: value } as BusEvent<T>;
     const row: EventRow = { id, ts: now, type, scope, payloadJson: JSON.stringify(value) };
     return new Promise<BusEvent<T>>((resolve, reject) => {
-      this.pending.push({ row, event, resolve: resolve as (e: BusEvent) => void, reject });
+      const pending: Pending = { row, event, resolve: resolve as (e: BusEvent) => void, reject };
+      if (options.write) {
+        pending.write = options.write;
+        this.pendingWrites++;
+      }
+      this.pending.push(pending);
       if (this.pending.length >= this.maxBatch) this.flush();
       else this.flushTimer ??= setImmediate(() => this.flush());
     });
@@ -96,8 +113,9 @@ export class EventBus {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
+    let failed: Map<number, Error> | undefined;
     try {
-      this.store.append(batch.map((p) => p.row));
+      failed = this.commit(batch);
     } catch (err) {
       // Nothing of this batch was stored: its ids are free again, and no subscriber saw them.
       this.nextId = this.committedId + 1;
@@ -105,10 +123,36 @@ export class EventBus {
       for (const p of batch) p.reject(error);
       return;
     }
-    this.committedId = batch[batch.length - 1]!.row.id;
+    // an event whose own writes failed leaves a gap in the ids: readers only rely on their order
     for (const p of batch) {
+      const error = failed?.get(p.row.id);
+      if (error) {
+        p.reject(error);
+        continue;
+      }
+      this.committedId = p.row.id;
       this.deliver(p.event);
       p.resolve(p.event);
+    }
+  }
+
+  private commit(batch: Pending[]): Map<number, Error> | undefined {
+    const withWrites = this.pendingWrites > 0;
+    this.pendingWrites = 0;
+    const write = () => (withWrites ? this.store.appendWithWrites(batch.map((p) => p.row), batch.map((p) => p.write)) : (this.store.append(batch.map((p) => p.row)), undefined));
+    try {
+      return write();
+    } catch (err) {
+      // another process appended to the same store since our ids were taken: number the batch
+      // after its events (nobody has seen these ids yet) and commit once more
+      if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY") throw err;
+      let id = this.store.maxId();
+      for (const p of batch) {
+        p.row.id = ++id;
+        (p.event as { id: number }).id = id;
+      }
+      this.nextId = id + 1;
+      return write();
     }
   }
 

@@ -1,4 +1,4 @@
-import type { Statement } from "better-sqlite3";
+import type { Statement, Transaction } from "better-sqlite3";
 import type { BusEvent, EventScope, ScopeFilter, ScopeKind } from "../../shared/events";
 import type { Db } from "../db/client";
 
@@ -41,6 +41,9 @@ const SELECT = "SELECT id, ts, type, run_id, agent_id, daemon_id, conversation_i
 export class EventStore {
   private readonly insertStmt: Statement;
   private readonly insertBatch: (rows: readonly EventRow[]) => void;
+  private readonly withWrites: Transaction<(rows: readonly EventRow[], writes: ReadonlyArray<(() => void) | undefined>) => Map<number, Error>>;
+  /** Inside a transaction, better-sqlite3 runs a nested one as a SAVEPOINT: rolled back alone when `fn` throws. */
+  private readonly savepoint: (fn: () => void) => void;
   private readonly readAll: Statement;
   private readonly readScoped: Record<ScopeKind, Statement>;
   private readonly countAll: Statement;
@@ -77,6 +80,8 @@ export class EventStore {
         this.insertStmt.run(one);
       }
     });
+    this.withWrites = sqlite.transaction((rows: readonly EventRow[], writes: ReadonlyArray<(() => void) | undefined>) => this.withWritesTx(rows, writes));
+    this.savepoint = sqlite.transaction((fn: () => void) => fn());
     this.readAll = sqlite.prepare(`${SELECT} WHERE id > ? ORDER BY id LIMIT ?`);
     this.countAll = sqlite.prepare("SELECT count(*) AS n FROM events WHERE id > ?");
     const scoped = (kind: ScopeKind) => sqlite.prepare(`${SELECT} WHERE ${COLUMN[kind]} = ? AND id > ? ORDER BY id LIMIT ?`);
@@ -88,6 +93,34 @@ export class EventStore {
   /** Insert rows in one transaction (the group commit). */
   append(rows: readonly EventRow[]): void {
     if (rows.length > 0) this.insertBatch(rows);
+  }
+
+  /**
+   * The group commit with the events' own row writes: one IMMEDIATE transaction (another process
+   * on the same file waits for it, never reads half of it); each event's write in a savepoint
+   * first, then the events whose writes held. Returns the errors by event id.
+   */
+  appendWithWrites(rows: readonly EventRow[], writes: ReadonlyArray<(() => void) | undefined>): Map<number, Error> {
+    return this.withWrites.immediate(rows, writes);
+  }
+
+  private withWritesTx(rows: readonly EventRow[], writes: ReadonlyArray<(() => void) | undefined>): Map<number, Error> {
+    const failed = new Map<number, Error>();
+    const kept: EventRow[] = [];
+    rows.forEach((row, i) => {
+      const write = writes[i];
+      if (write) {
+        try {
+          this.savepoint(write);
+        } catch (err) {
+          failed.set(row.id, err instanceof Error ? err : new Error(String(err)));
+          return;
+        }
+      }
+      kept.push(row);
+    });
+    if (kept.length > 0) this.insertBatch(kept);
+    return failed;
   }
 
   maxId(): number {

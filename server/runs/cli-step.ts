@@ -3,6 +3,8 @@ import type { AgentInfo, AgentOutputLine, AgentQuestion, SpawnAgentInput } from 
 import type { BusEvent } from "../../shared/events";
 import type { AgentCallRecord, StreamEvent, Usage } from "../../shared/runs";
 import type { CliAgent } from "../../shared/strategy";
+import { getProvider } from "../agents/providers";
+import type { ToolPermission } from "../agents/providers/types";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import { DeltaBatcher } from "./delta-batcher";
@@ -38,15 +40,9 @@ export type CliStepDeps = { agents: CliAgentsPort; bus: EventBus };
 /** How much of the diff the next step gets. */
 const DIFF_BYTES = 16 * 1024;
 
-const WRITE_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch", "file_change"]);
-const READ_TOOLS = new Set(["Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch"]);
-
-function permissionOf(toolName: string, input: unknown): { operation: "fs.read" | "fs.write" | "fs.exec"; resource: string } {
-  const o = (input && typeof input === "object" ? input : {}) as Record<string, unknown>;
-  const str = (k: string) => (typeof o[k] === "string" ? (o[k] as string) : undefined);
-  if (WRITE_TOOLS.has(toolName)) return { operation: "fs.write", resource: str("file_path") ?? str("path") ?? JSON.stringify(input) };
-  if (READ_TOOLS.has(toolName)) return { operation: "fs.read", resource: str("file_path") ?? str("path") ?? str("pattern") ?? str("url") ?? JSON.stringify(input) };
-  return { operation: "fs.exec", resource: str("command") ?? `${toolName} ${JSON.stringify(input)}` };
+/** A CLI agent's tool call in the run's permission terms: its provider's adapter knows its tools. */
+function permissionOf(provider: string, toolName: string, input: unknown): ToolPermission {
+  return getProvider(provider).permissionOf(toolName, input);
 }
 
 /** The text the next step gets: the agent's result, then what changed on its branch. */
@@ -308,7 +304,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
   }
 
   async function answerApproval(approvalId: string, toolName: string, toolInput: unknown): Promise<void> {
-    const { operation, resource } = permissionOf(toolName, toolInput);
+    const { operation, resource } = permissionOf(info.provider, toolName, toolInput);
     const before = new Set(run.pendingRequests().map((r) => r.requestId));
     approvalRequests.set(approvalId, () => {
       const mine = run.pendingRequests().find((r) => r.kind === "permission" && r.stepKey === stepKey && !before.has(r.requestId) && r.toolName === toolName && r.resource === resource);

@@ -16,4 +16,5 @@ export const aiderProvider = makeGenericProvider({
   args: ["--no-pretty", "--no-stream", "--no-check-update"],
   permissionArgs: { bypass: ["--yes-always"], acceptEdits: ["--yes-always"] },
   modelFlag: "--model",
+  askMeans: "A headless aider cannot ask you: at a confirmation it declines or stops.",
 });

@@ -1,8 +1,10 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { copySessionFiles } from "../session-transfer";
 import { ClaudeParser } from "./claude-parser";
 import { promptArg } from "./prompt-arg";
-import type { CommandLine, LaunchSpec, ProviderAdapter } from "./types";
+import { toolPermissions } from "./tool-permissions";
+import type { AccountCredentials, AccountSupport, ApprovalSupport, CommandLine, LaunchSpec, ProviderAdapter } from "./types";
 
 /**
  * Claude Code: `claude -p <prompt> --output-format stream-json --verbose`; `--session-id` on a
@@ -79,6 +81,79 @@ export async function prepareClaudeHome(spec: LaunchSpec): Promise<void> {
   });
 }
 
+/** Claude Code's tools in permission terms (what a strategy run's request_permission names). */
+export const claudePermissionOf = toolPermissions({
+  write: ["Write", "Edit", "MultiEdit", "NotebookEdit"],
+  read: ["Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch"],
+});
+
+/** `ask`: `--permission-prompt-tool` routes every prompt to our MCP tool, which waits for a human. */
+export const claudeApprovals: ApprovalSupport = {
+  human: true,
+  askMeans: "Each tool call it would ask about (edits, commands; not its git commits) waits for your Allow or Deny.",
+};
+
+/** Every way a Claude Code process could pick up credentials other than the account's. */
+const CLAUDE_AUTH_VARS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"];
+
+async function writeAtomic(path: string, body: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, body, { mode: 0o600 });
+  await rename(tmp, path);
+}
+
+async function readJson(path: string): Promise<Record<string, unknown> | null> {
+  try {
+    const v = JSON.parse(await readFile(path, "utf8")) as unknown;
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `.claude.json`: onboarding marked complete (kept fields: whatever the CLI wrote itself). */
+async function markOnboarded(configDir: string, email: string | null): Promise<void> {
+  const path = join(configDir, ".claude.json");
+  const current = (await readJson(path)) ?? {};
+  if (current.hasCompletedOnboarding === true && (!email || current.oauthAccount)) return;
+  const next: Record<string, unknown> = { ...current, hasCompletedOnboarding: true };
+  if (email && !current.oauthAccount) next.oauthAccount = { emailAddress: email };
+  await writeAtomic(path, JSON.stringify(next, null, 2));
+}
+
+/** The `.credentials.json` Claude Code reads from its config dir on Linux. */
+export function claudeCredentialsFile(c: AccountCredentials): { claudeAiOauth: Record<string, unknown> } {
+  if (c.kind === "setup-token") return { claudeAiOauth: { accessToken: c.secret } };
+  return { claudeAiOauth: { accessToken: c.secret, refreshToken: c.refreshToken, expiresAt: c.expiresAt, scopes: ["user:inference", "user:profile"] } };
+}
+
+/**
+ * Claude accounts (and the fake agent's, which reads CLAUDE_CONFIG_DIR too): an API key goes into
+ * the env; a setup token or an OAuth login into `.credentials.json`; onboarding marked complete;
+ * a session moves as its `projects/<cwd slug>/<id>.jsonl` (and `<id>/` folder).
+ */
+export const claudeAccounts: AccountSupport = {
+  kinds: ["api-key", "setup-token", "oauth"],
+  kindsText: "API keys, setup tokens or OAuth logins",
+  async materialize(configDir, c) {
+    await markOnboarded(configDir, c.email);
+    if (c.kind === "api-key") return { env: { ANTHROPIC_API_KEY: c.secret }, unset: CLAUDE_AUTH_VARS.filter((v) => v !== "ANTHROPIC_API_KEY") };
+    await writeAtomic(join(configDir, ".credentials.json"), JSON.stringify(claudeCredentialsFile(c), null, 2));
+    // a setup token is also what CLAUDE_CODE_OAUTH_TOKEN is for; an oauth login lives in the file only
+    // (the CLI refreshes it there, and we read the rotated tokens back before the next spawn)
+    const env: Record<string, string> = c.kind === "setup-token" ? { CLAUDE_CODE_OAUTH_TOKEN: c.secret } : {};
+    return { env, unset: CLAUDE_AUTH_VARS.filter((v) => !(v in env)) };
+  },
+  async rotatedTokens(configDir, known) {
+    const file = await readJson(join(configDir, ".credentials.json"));
+    const oauth = file?.claudeAiOauth as Record<string, unknown> | undefined;
+    if (!oauth || typeof oauth.accessToken !== "string" || typeof oauth.expiresAt !== "number") return null;
+    if (known.expiresAt !== null && oauth.expiresAt <= known.expiresAt) return null;
+    return { accessToken: oauth.accessToken, refreshToken: typeof oauth.refreshToken === "string" ? oauth.refreshToken : null, expiresAt: oauth.expiresAt };
+  },
+  copySession: (fromDir, toDir, sessionId) => copySessionFiles(fromDir, toDir, sessionId),
+};
+
 export const claudeProvider: ProviderAdapter = {
   name: "claude",
   displayName: "Claude Code",
@@ -93,4 +168,7 @@ export const claudeProvider: ProviderAdapter = {
   },
   prepare: prepareClaudeHome,
   createParser: () => new ClaudeParser(),
+  permissionOf: claudePermissionOf,
+  approvals: claudeApprovals,
+  accounts: claudeAccounts,
 };

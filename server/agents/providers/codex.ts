@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { copySessionFiles } from "../session-transfer";
 import { CodexParser } from "./codex-parser";
-import type { CommandLine, LaunchSpec, ProviderAdapter } from "./types";
+import { toolPermissions } from "./tool-permissions";
+import type { AccountSupport, CommandLine, LaunchSpec, ProviderAdapter } from "./types";
 
 /**
  * Codex: `codex exec --json`. It ignores OPENAI_BASE_URL, so each agent gets its own CODEX_HOME
@@ -90,6 +92,18 @@ export function codexArgs(spec: LaunchSpec): string[] {
   return ["exec", ...common, ...sandboxArgs(spec, false), "-C", spec.cwd, "--", spec.prompt];
 }
 
+/**
+ * Codex accounts are API keys, in the env as OPENAI_API_KEY (the config.toml `prepare` writes into
+ * the account's CODEX_HOME names it as the endpoint's key); a session moves as its
+ * `sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`.
+ */
+const codexAccounts: AccountSupport = {
+  kinds: ["api-key"],
+  kindsText: "API keys (OPENAI_API_KEY)",
+  materialize: async (_configDir, c) => ({ env: { OPENAI_API_KEY: c.secret }, unset: [] }),
+  copySession: (fromDir, toDir, sessionId) => copySessionFiles(fromDir, toDir, sessionId),
+};
+
 export const codexProvider: ProviderAdapter = {
   name: "codex",
   displayName: "Codex",
@@ -107,4 +121,8 @@ export const codexProvider: ProviderAdapter = {
     await writeFile(join(spec.configDir, "config.toml"), codexConfigToml(spec));
   },
   createParser: () => new CodexParser(),
+  permissionOf: toolPermissions({ write: ["apply_patch", "file_change"], read: [] }),
+  // see sandboxArgs: `codex exec` has no approvals to route
+  approvals: { human: false, askMeans: "codex exec cannot ask: it works in its workspace-write sandbox, as with Accept edits." },
+  accounts: codexAccounts,
 };

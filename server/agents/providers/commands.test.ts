@@ -211,7 +211,15 @@ describe("registry", () => {
   it("lists every provider with its capabilities", () => {
     const list = listProviders();
     expect(list.map((p) => p.name).sort()).toEqual(["aider", "amp", "claude", "codex", "cursor-agent", "fake", "gemini", "opencode"]);
-    expect(list.find((p) => p.name === "claude")).toEqual({ name: "claude", displayName: "Claude Code", structuredOutput: true, canSteer: false, resumeStyle: "flag" });
+    expect(list.find((p) => p.name === "claude")).toEqual({
+      name: "claude",
+      displayName: "Claude Code",
+      structuredOutput: true,
+      canSteer: false,
+      resumeStyle: "flag",
+      approvals: { human: true, askMeans: expect.any(String) },
+      accounts: { kinds: ["api-key", "setup-token", "oauth"] },
+    });
     expect(list.find((p) => p.name === "codex")).toMatchObject({ structuredOutput: true, resumeStyle: "subcommand" });
     expect(list.find((p) => p.name === "opencode")).toMatchObject({ structuredOutput: false, resumeStyle: "none" });
     for (const [name, adapter] of Object.entries(PROVIDERS)) expect(adapter.name).toBe(name);

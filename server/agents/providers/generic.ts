@@ -1,5 +1,6 @@
 import type { AgentStreamEvent } from "../../../shared/agents";
 import { promptArg } from "./prompt-arg";
+import { toolPermissions } from "./tool-permissions";
 import type { CommandLine, LaunchSpec, LineParser, ProviderAdapter } from "./types";
 
 /**
@@ -55,7 +56,11 @@ export interface GenericPreset {
   /** Resume by a session flag (`--resume <id>`) when the CLI has one. */
   resumeFlag?: string;
   env?: (spec: LaunchSpec) => Record<string, string>;
+  /** What `ask` does with this CLI (none of these can route an approval to a human). */
+  askMeans?: string;
 }
+
+const ASK_DEFAULT = "It cannot route approvals to you: it runs with its own default permissions.";
 
 /** An adapter from a preset: `<command> <args> <permission args> [model] [resume] <prompt>`. */
 export function makeGenericProvider(p: GenericPreset): ProviderAdapter {
@@ -77,5 +82,8 @@ export function makeGenericProvider(p: GenericPreset): ProviderAdapter {
       return { command, args, env: p.env?.(spec) ?? {} };
     },
     createParser: p.parser ?? (() => new GenericLineParser()),
+    // no approval ever reaches Switchyard from these CLIs: every tool counts as running something
+    permissionOf: toolPermissions({ write: [], read: [] }),
+    approvals: { human: false, askMeans: p.askMeans ?? ASK_DEFAULT },
   };
 }

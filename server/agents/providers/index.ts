@@ -8,7 +8,8 @@ import { cursorAgentProvider } from "./cursor-agent";
 import { fakeProvider } from "./fake";
 import { geminiProvider } from "./gemini";
 import { opencodeProvider } from "./opencode";
-import type { ProviderAdapter } from "./types";
+import type { AccountKind } from "../../../shared/accounts";
+import type { AccountSupport, ApprovalSupport, ProviderAdapter } from "./types";
 
 /** Every agent CLI Switchyard can drive. Adding one is adding a file and a line here. */
 export const PROVIDERS: Record<string, ProviderAdapter> = Object.fromEntries(
@@ -21,13 +22,29 @@ export function getProvider(name: string): ProviderAdapter {
   return p;
 }
 
-/** What the dashboard's provider picker shows. */
+/** The providers whose agents can run on registered accounts. */
+export function accountProviders(): string[] {
+  return Object.values(PROVIDERS)
+    .filter((p) => p.accounts)
+    .map((p) => p.name);
+}
+
+/** A provider's account support, or null when it has none (or there is no such provider). */
+export function accountSupportOf(name: string): AccountSupport | null {
+  return PROVIDERS[name]?.accounts ?? null;
+}
+
+/** What the dashboard's provider pickers show (agents and accounts). */
 export interface ProviderSummary {
   name: string;
   displayName: string;
   structuredOutput: boolean;
   canSteer: boolean;
   resumeStyle: ProviderAdapter["resumeStyle"];
+  /** What `ask` means for it: whether approvals reach a human. */
+  approvals: ApprovalSupport;
+  /** The credential kinds its accounts take; null: it runs on the server's env only. */
+  accounts: { kinds: AccountKind[] } | null;
 }
 
 export function listProviders(): ProviderSummary[] {
@@ -37,6 +54,8 @@ export function listProviders(): ProviderSummary[] {
     structuredOutput: p.structuredOutput,
     canSteer: p.canSteer,
     resumeStyle: p.resumeStyle,
+    approvals: { ...p.approvals },
+    accounts: p.accounts ? { kinds: [...p.accounts.kinds] } : null,
   }));
 }
 

@@ -1,8 +1,11 @@
+import type { AccountKind } from "../../../shared/accounts";
 import type { AgentMode, AgentStreamEvent, PermissionMode } from "../../../shared/agents";
+import type { PermissionOperation } from "../../../shared/runs";
 
 /**
- * One adapter per agent CLI (STYLE.md 2): how to build its command, how to resume it, how to
- * parse its output lines into normalized events. Adding a CLI is adding a file beside this one
+ * One adapter per agent CLI (STYLE.md 2 and 6): how to build its command, how to resume it, how to
+ * parse its output lines into normalized events, what its tools are in permission terms, whether
+ * `ask` reaches a human, and how accounts reach it. Adding a CLI is adding a file beside this one
  * and listing it in `index.ts`.
  */
 
@@ -62,6 +65,67 @@ export interface LineParser {
   isRoutine?(line: string): boolean;
 }
 
+/** A tool call in a strategy run's permission terms (what its `request_permission` names). */
+export interface ToolPermission {
+  operation: PermissionOperation;
+  resource: string;
+}
+
+/** What `ask` mode means for a CLI. */
+export interface ApprovalSupport {
+  /**
+   * True when each tool call the CLI would ask about waits for a human's decision: it routes it
+   * to the permission-prompt MCP tool of `LaunchSpec.permissionServer` (`agent.approval_requested`).
+   */
+  human: boolean;
+  /** One sentence for the dashboard: what `ask` does with this CLI. */
+  askMeans: string;
+}
+
+/** An account's current credentials, as the adapter writes them for its CLI. */
+export interface AccountCredentials {
+  kind: AccountKind;
+  secret: string;
+  refreshToken: string | null;
+  /** Access-token expiry (epoch ms), oauth only. */
+  expiresAt: number | null;
+  email: string | null;
+}
+
+/** What an agent's environment gets from an account. */
+export interface MaterializedAccount {
+  env: Record<string, string>;
+  /** Variables of the server's environment the agent must not inherit (they would win). */
+  unset: string[];
+}
+
+/** Tokens the CLI rotated itself in an account's config dir. */
+export interface RotatedTokens {
+  accessToken: string;
+  refreshToken: string | null;
+  expiresAt: number;
+}
+
+/**
+ * How registered accounts reach a CLI. Each account has its own config dir, which becomes the
+ * agent's `LaunchSpec.configDir` (CLAUDE_CONFIG_DIR, CODEX_HOME...) while it runs on it.
+ */
+export interface AccountSupport {
+  /** The credential kinds an account of this CLI may hold. */
+  kinds: AccountKind[];
+  /** What those kinds are, for an error refusing another: "API keys (OPENAI_API_KEY)". */
+  kindsText: string;
+  /** Write the credentials into the account's config dir (it exists) and say what the env gets. */
+  materialize(configDir: string, credentials: AccountCredentials): Promise<MaterializedAccount>;
+  /** oauth: tokens the CLI rotated itself since `known.expiresAt`, read back before the next run. */
+  rotatedTokens?(configDir: string, known: { expiresAt: number | null }): Promise<RotatedTokens | null>;
+  /**
+   * Copy an agent's session from one account's config dir to another's (failover); how many
+   * entries were copied. 0: the session stays behind, a fresh one gets a hand-over prompt.
+   */
+  copySession(fromDir: string, toDir: string, sessionId: string): Promise<number>;
+}
+
 export interface ProviderAdapter {
   /** Registry name: `claude`, `codex`, `fake`, `gemini`, ... */
   name: string;
@@ -81,4 +145,9 @@ export interface ProviderAdapter {
   /** Write anything the CLI needs in `spec.configDir` before it starts (codex's config.toml...). */
   prepare?(spec: LaunchSpec): Promise<void>;
   createParser(): LineParser;
+  /** A tool call (as its approval request names it) in permission terms. */
+  permissionOf(toolName: string, input: unknown): ToolPermission;
+  approvals: ApprovalSupport;
+  /** Present when agents of this CLI can run on registered accounts (else: the server's env). */
+  accounts?: AccountSupport;
 }

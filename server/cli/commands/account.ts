@@ -4,9 +4,9 @@ import { clientFrom, connectionOptions, explain, parse } from "./common";
 
 const USAGE = `usage: yard account <add|list|remove|reset> ...
   yard account add --provider claude --token TOKEN --email EMAIL [--label NAME]     a Claude setup token (claude setup-token)
-  yard account add --provider claude|codex --api-key KEY [--label NAME] [--email EMAIL]
+  yard account add --provider NAME --api-key KEY [--label NAME] [--email EMAIL]     claude, codex, ...: a provider whose adapter takes accounts
   yard account add --provider claude --oauth-file PATH [--label NAME]               a .credentials.json from a Claude login
-  yard account list [--provider claude|codex]
+  yard account list [--provider NAME]
   yard account remove <label or id> [--force]
   yard account reset <label or id>          clear an exhausted or invalid mark
   Secrets may also come from stdin: --token - or --api-key -`;
@@ -51,7 +51,7 @@ export const account: Command = {
       switch (sub) {
         case "add": {
           const provider = values.provider;
-          if (provider !== "claude" && provider !== "codex") throw new Error(USAGE);
+          if (!provider) throw new Error(USAGE);
           const common = { provider, ...(values.label ? { label: values.label } : {}), ...(values.email ? { email: values.email } : {}) } as const;
           let input;
           if (values.token) input = { ...common, kind: "setup-token" as const, secret: secretOf(values.token)! };
@@ -63,7 +63,7 @@ export const account: Command = {
           return 0;
         }
         case "list": {
-          const list = await client.accounts.list.query(values.provider ? { provider: values.provider as "claude" | "codex" } : {});
+          const list = await client.accounts.list.query(values.provider ? { provider: values.provider } : {});
           if (list.length === 0) process.stdout.write("no accounts: agents use the server's own credentials (see yard account add)\n");
           for (const a of list) {
             const state = a.status === "exhausted" ? `exhausted until ${a.exhaustedUntil}` : a.status === "invalid" ? `invalid: ${a.statusReason}` : "available";

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { AccountInfo, AccountKind, AccountProvider } from "../../../shared/accounts";
+import type { AccountInfo, AccountKind } from "../../../shared/accounts";
 import { Button, fieldClass } from "../components/Button";
 import { Cmd, EmptyState } from "../components/EmptyState";
 import { KeyIcon } from "../components/icons";
@@ -103,22 +103,37 @@ function AccountRow({ account: a, now }: { account: AccountInfo; now: number }) 
   );
 }
 
-const KINDS: Array<{ value: AccountKind; label: string; providers: AccountProvider[] }> = [
-  { value: "api-key", label: "API key", providers: ["claude", "codex"] },
-  { value: "setup-token", label: "Setup token (claude setup-token)", providers: ["claude"] },
-  { value: "oauth", label: "OAuth login (access + refresh token)", providers: ["claude"] },
-];
+const KIND_LABELS: Record<AccountKind, string> = {
+  "api-key": "API key",
+  "setup-token": "Setup token (claude setup-token)",
+  oauth: "OAuth login (access + refresh token)",
+};
 
+interface AccountProviderOption {
+  name: string;
+  displayName: string;
+  kinds: AccountKind[];
+}
+
+/** The providers whose adapter takes accounts, with the credential kinds each takes. */
 function AddAccountForm({ onDone }: { onDone: () => void }) {
+  const providers = trpc.agents.providers.useQuery();
+  if (providers.isError && !providers.data) return <QueryError title="Cannot load the providers" error={providers.error} onRetry={() => void providers.refetch()} />;
+  if (!providers.data) return <p className="mt-6 text-sm text-zinc-500">Loading providers…</p>;
+  const options = providers.data.flatMap((p) => (p.accounts ? [{ name: p.name, displayName: p.displayName, kinds: p.accounts.kinds }] : []));
+  return <AddAccountFields providers={options} onDone={onDone} />;
+}
+
+function AddAccountFields({ providers, onDone }: { providers: AccountProviderOption[]; onDone: () => void }) {
   const add = trpc.accounts.add.useMutation({ onSuccess: onDone });
-  const [provider, setProvider] = useState<AccountProvider>("claude");
-  const [kind, setKind] = useState<AccountKind>("api-key");
+  const [provider, setProvider] = useState(providers[0]?.name ?? "");
+  const [kind, setKind] = useState<AccountKind>(providers[0]?.kinds[0] ?? "api-key");
   const [label, setLabel] = useState("");
   const [email, setEmail] = useState("");
   const [secret, setSecret] = useState("");
   const [refreshToken, setRefreshToken] = useState("");
   const [error, setError] = useState<string | null>(null);
-  const kinds = KINDS.filter((k) => k.providers.includes(provider));
+  const kinds = providers.find((p) => p.name === provider)?.kinds ?? ["api-key"];
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (secret.trim().length < 8) return setError(kind === "api-key" ? "Paste the API key." : "Paste the token.");
@@ -140,20 +155,20 @@ function AddAccountForm({ onDone }: { onDone: () => void }) {
         <select
           value={provider}
           onChange={(e) => {
-            const p = e.target.value as AccountProvider;
+            const p = e.target.value;
             setProvider(p);
-            if (p === "codex") setKind("api-key");
+            const allowed = providers.find((x) => x.name === p)?.kinds ?? [];
+            if (!allowed.includes(kind)) setKind(allowed[0] ?? "api-key");
           }}
           className={`${fieldClass} mt-1`}
         >
-          <option value="claude">Claude Code</option>
-          <option value="codex">Codex</option>
+          {providers.map((p) => <option key={p.name} value={p.name}>{p.displayName}</option>)}
         </select>
       </label>
       <label className={field}>
         Kind
         <select value={kind} onChange={(e) => setKind(e.target.value as AccountKind)} className={`${fieldClass} mt-1`}>
-          {kinds.map((k) => <option key={k.value} value={k.value}>{k.label}</option>)}
+          {kinds.map((k) => <option key={k} value={k}>{KIND_LABELS[k]}</option>)}
         </select>
       </label>
       <label className={field}>

@@ -104,6 +104,8 @@ function SpawnForm() {
   const [account, setAccount] = useState("");
   const accounts = trpc.accounts.list.useQuery({});
   const forProvider = (accounts.data ?? []).filter((a) => a.provider === provider);
+  // what `ask` means depends on the CLI: some route approvals to a human, others cannot ask
+  const approvals = providers.data?.find((p) => p.name === provider)?.approvals;
   const [error, setError] = useState<string | null>(null);
   const start = (init: boolean) => {
     if (!prompt.trim()) return setError("Write a task for the agent.");
@@ -154,6 +156,11 @@ function SpawnForm() {
             {PERMISSIONS.map((p) => <option key={p.value} value={p.value}>{p.label}</option>)}
           </select>
         </label>
+        {permission === "ask" && approvals && (
+          <p data-testid="ask-means" data-human={approvals.human} className={`col-span-2 text-xs ${approvals.human ? "text-zinc-500" : "text-amber-700 dark:text-amber-400"}`}>
+            {approvals.askMeans}
+          </p>
+        )}
       </div>
       {forProvider.length > 0 && (
         <label className={label}>
