@@ -86,7 +86,8 @@ test("launch a strategy from the form and watch its graph, passes and streams li
   await expect(stream(page, "alpha")).toContainText("so you can watch it.");
   await expect(page.getByTestId("segment")).toHaveCount(1);
   await expect(page.getByTestId("segment-input")).toHaveText("Review the picnic plan");
-  await expect(page.getByTestId("segment-result")).toContainText("Beta: looks fine.");
+  // no break signal after the last pass: the cycle's output is the observer's verdict, as in the reference
+  await expect(page.getByTestId("segment-result")).toContainText("Keep going: one more pass.");
   await expect(page.getByTestId("run-tokens")).not.toHaveText(/^0/);
 
   // A click on a node shows that agent's stream only.

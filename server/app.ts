@@ -103,8 +103,10 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     log,
     home: config.home,
     resolveModel: (model, override) => models.resolve(model, { override }),
-    buildTools: (names, host) => buildTools(names, { ...host, policy: host.policy as PermissionPolicy, requestPermission: (r) => host.requestPermission(r) }),
+    buildTools: (names, host) =>
+      buildTools(names, { ...host, policy: host.policy as PermissionPolicy, requestPermission: (r) => host.requestPermission(r), isSecret: (value) => redact(value) !== value }),
     createPolicy: (cwd) => new PermissionPolicy(cwd),
+    runCommand: config.runCommand,
     cli: { agents, bus },
     prices: { ...DEFAULT_PRICES, ...config.modelPrices },
   });
@@ -120,8 +122,10 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
       buildTools(names, {
         ...host,
         policy: new PermissionPolicy(host.cwd),
-        // a daemon runs unattended: what the policy would ask a human is refused
+        // a daemon runs unattended: what the policy would ask a human is refused (every command too)
         requestPermission: async () => "deny",
+        commands: { askAll: true },
+        isSecret: (value) => redact(value) !== value,
         askQuestion: async () => "No human is attached to this daemon; decide on your own.",
       }),
   });

@@ -81,6 +81,8 @@ const ConfigSchema = z.object({
   agentAutocommit: z.enum(["on", "off"]).default("on"),
   /** "normal": survives a crash or kill -9 of the process; "full": also an OS crash (fsync). */
   durability: z.enum(["normal", "full"]).default("normal"),
+  /** run_command of strategy agents: "auto" runs what the deny-list lets through without asking; "ask" asks a human for every command. */
+  runCommand: z.enum(["auto", "ask"], { error: 'expected "auto" or "ask"' }).default("auto"),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & {
@@ -116,6 +118,7 @@ export const ENV_VARS = {
   agentCleanup: "SWITCHYARD_AGENT_CLEANUP",
   agentAutocommit: "SWITCHYARD_AGENT_AUTOCOMMIT",
   modelPrices: "SWITCHYARD_MODEL_PRICES",
+  runCommand: "SWITCHYARD_RUN_COMMAND",
 } as const satisfies Record<keyof z.infer<typeof ConfigSchema>, string>;
 
 export class ConfigError extends Error {

@@ -6,7 +6,21 @@ import { RunStatus } from "./statuses";
 export const Usage = z.object({ promptTokens: z.number().int().nonnegative(), completionTokens: z.number().int().nonnegative() });
 export type Usage = z.infer<typeof Usage>;
 
-export const StepResult = z.object({ text: z.string(), usage: Usage, finishReason: z.string() });
+/** Tokens in the context window at an agent call's last model step (the Comma `contextUsage`). */
+export const ContextUsage = z.object({
+  totalTokens: z.number().int().nonnegative(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  inputTokenDetails: z.object({
+    noCacheTokens: z.number().int().nonnegative(),
+    cacheReadTokens: z.number().int().nonnegative(),
+    cacheWriteTokens: z.number().int().nonnegative(),
+  }),
+});
+export type ContextUsage = z.infer<typeof ContextUsage>;
+
+/** A step's result; `contextUsage` only for an LLM agent's own call (not user steps, not flows). */
+export const StepResult = z.object({ text: z.string(), usage: Usage, contextUsage: ContextUsage.optional(), finishReason: z.string() });
 export type StepResult = z.infer<typeof StepResult>;
 
 /** One `agent_streaming` event, exactly as the reference sends it. */
@@ -39,6 +53,7 @@ export const AgentCallRecord = z.object({
   responseMessages: z.array(z.unknown()),
   text: z.string(),
   usage: Usage,
+  contextUsage: ContextUsage.optional(),
   finishReason: z.string(),
   /** Where in the flow the call happened, so a resumed run can skip it. */
   stepKey: z.string().optional(),

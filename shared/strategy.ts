@@ -287,6 +287,24 @@ export const StrategyVersion = z
   })
   .min(1);
 
+/**
+ * Switchyard's own: what the run's tools may do without asking. `run_command`: "auto" (default:
+ * commands the deny-list lets through run without asking), "ask" (every command asks a human), or
+ * {ask: [patterns]} (commands matching a glob over the command line ask, the rest run).
+ */
+export const Permissions = strictMap(
+  {
+    run_command: z
+      .union(
+        [z.enum(["auto", "ask"]), strictMap({ ask: z.array(nonEmpty("a command pattern"), expected("a list of command patterns")) }, "a map {ask: [patterns]}")],
+        expected('"auto", "ask" or a map {ask: [patterns]}'),
+      )
+      .optional(),
+  },
+  "a map {run_command?}",
+);
+export type Permissions = z.infer<typeof Permissions>;
+
 /** The top level with `agents` and `flow` unchecked: the loader walks those itself. */
 export const StrategyFields = strictMap(
   {
@@ -294,6 +312,7 @@ export const StrategyFields = strictMap(
     version: StrategyVersion,
     description: text().optional(),
     budget: Budget.optional(),
+    permissions: Permissions.optional(),
     agents: anyMap("a map of agent name -> agent"),
     flow: anyMap("a flow map {type, steps}"),
   },

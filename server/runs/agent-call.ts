@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { jsonSchema, Output, stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
 import { captureFinish, onlyFullStream } from "../models/finish";
-import type { AgentCallRecord, StreamEvent, Usage } from "../../shared/runs";
+import type { AgentCallRecord, ContextUsage, StreamEvent, Usage } from "../../shared/runs";
 import { isCliAgent, isLlmAgent, isUserAgent, type LlmAgent, type UserAgent } from "../../shared/strategy";
 import { DomainError } from "../errors";
 import { charge } from "./budget";
@@ -11,22 +11,13 @@ import { DeltaBatcher } from "./delta-batcher";
 import { DEFAULT_PRICES, type PriceTable } from "./pricing";
 import type { StepOutput } from "./flow-executor";
 import { RunCancelledError, type RunState } from "./run-state";
+import { commandRules, StreamReached, toolHost, type ToolHost } from "./tool-host";
 
 /** What the engine needs from the model registry. */
 export type ResolvedModel = { model: LanguageModel; id: string; contextWindow: number };
 export type ModelResolver = (modelString: string, override?: string) => ResolvedModel;
 
-/** What the engine gives the built-in tools of one agent call. */
-export type ToolHost = {
-  cwd: string;
-  policy: RunState["policy"];
-  agentName: string;
-  signal: AbortSignal;
-  requestPermission(req: { toolName: string; operation: "fs.read" | "fs.write" | "fs.exec"; resource: string; reason: string; details?: unknown }): Promise<"allow" | "deny">;
-  askQuestion(req: { toolName: string; question: string }): Promise<string>;
-  onToolCall(call: { toolCallId: string; toolName: string; args: string }): void;
-  onMutation(m: { toolName: string; operation: string; path: string; details?: unknown }): void;
-};
+export type { CommandNotice, ToolHost } from "./tool-host";
 export type ToolsFactory = (names: string[], host: ToolHost) => { tools: ToolSet; warnings: string[] };
 
 export type AgentCallDeps = {
@@ -36,6 +27,8 @@ export type AgentCallDeps = {
   cli?: CliStepDeps;
   /** Model prices for budgets (default DEFAULT_PRICES). */
   prices?: PriceTable;
+  /** SWITCHYARD_RUN_COMMAND: "ask" makes every run_command ask a human (default "auto"). */
+  runCommand?: "auto" | "ask";
 };
 
 /** Default bound on model round-trips per agent call when the strategy sets no maxSteps. */
@@ -125,17 +118,14 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
   const stream = (event: StreamEvent) => batcher.event(event);
   const userMessage = withSteering(run, agentName, input);
   const announced = new Set<string>();
+  const reached = new StreamReached();
   const built = agent.tools?.length
-    ? deps.buildTools(agent.tools, toolHost(run, agentName, stepKey, (call) => {
+    ? deps.buildTools(agent.tools, toolHost(run, agentName, stepKey, batcher, reached, commandRules(run, deps), (call) => {
         announced.add(call.toolCallId);
         stream({ type: "tool-call", ...call });
       }))
     : undefined;
-  for (const message of built?.warnings ?? []) {
-    if (run.warned.has(message)) continue;
-    run.warned.add(message);
-    await run.emit("run.warning", { message, path: `agents.${agentName}.tools` });
-  }
+  for (const message of built?.warnings ?? []) await run.warnOnce(message, `agents.${agentName}.tools`);
   const tools = built?.tools;
   const o = agent.modelOptions ?? {};
   const finish = captureFinish();
@@ -164,12 +154,16 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
     onFinish: finish.onFinish,
   });
 
-  let lastStepUsage: Record<string, unknown> | undefined;
+  let lastStepUsage: ContextUsage | undefined;
   let failure: unknown;
   for await (const part of onlyFullStream(result)) {
     switch (part.type) {
       case "start-step":
         stream({ type: "step-start" });
+        break;
+      case "tool-call":
+        // everything the model streamed before this call is in the batcher now
+        reached.reach(part.toolCallId);
         break;
       case "text-delta":
         if (part.text) batcher.text(part.text);
@@ -219,7 +213,8 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
   const usage = toUsage(totalUsage);
   run.addUsage(usage);
   await run.emit("run.agent_output", { ...meta, text, usage, contextUsage: lastStepUsage });
-  stream({ type: "done", result: { text, usage, finishReason } });
+  const context = lastStepUsage ? { contextUsage: lastStepUsage } : {};
+  stream({ type: "done", result: { text, usage, ...context, finishReason } });
   const record: AgentCallRecord = {
     id: randomUUID(),
     agentName,
@@ -228,15 +223,14 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
     responseMessages: response.messages,
     text,
     usage,
+    ...context,
     finishReason,
     stepKey,
   };
   await run.emit("run.agent_called", { record });
-  const history = run.history.get(agentName) ?? [];
-  history.push(record);
-  run.history.set(agentName, history);
+  run.recordCall(record);
   await charge(run, deps.prices ?? DEFAULT_PRICES, { agentName, model: resolved.id, ...usage });
-  return { text, usage, finishReason };
+  return { text, usage, ...context, finishReason };
 }
 
 /**
@@ -249,10 +243,7 @@ async function outputSchemaOf(run: RunState, agentName: string, schema: Record<s
     return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (err) {
     const message = `The outputSchema of "${agentName}" cannot be checked (${err instanceof Error ? err.message : String(err)}): answers are parsed as JSON but not validated`;
-    if (!run.warned.has(message)) {
-      run.warned.add(message);
-      await run.emit("run.warning", { message, path: `agents.${agentName}.outputSchema` });
-    }
+    await run.warnOnce(message, `agents.${agentName}.outputSchema`);
     return jsonSchema(schema as Parameters<typeof jsonSchema>[0]);
   }
 }
@@ -267,7 +258,8 @@ async function structuredText(output: PromiseLike<unknown>, agentName: string): 
   }
 }
 
-function contextUsage(u: { inputTokens?: number; outputTokens?: number; totalTokens?: number; inputTokenDetails?: Record<string, number | undefined> }): Record<string, unknown> {
+/** The last model step's tokens: what the agent's context holds after the call (the Comma meter). */
+function contextUsage(u: { inputTokens?: number; outputTokens?: number; totalTokens?: number; inputTokenDetails?: Record<string, number | undefined> }): ContextUsage {
   return {
     totalTokens: u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0),
     inputTokens: u.inputTokens ?? 0,
@@ -283,32 +275,4 @@ function contextUsage(u: { inputTokens?: number; outputTokens?: number; totalTok
 function asText(output: unknown): string {
   if (typeof output === "string") return output;
   return JSON.stringify(output) ?? "";
-}
-
-function toolHost(run: RunState, agentName: string, stepKey: string, onToolCall: ToolHost["onToolCall"]): ToolHost {
-  return {
-    cwd: run.config.cwd,
-    policy: run.policy,
-    agentName,
-    signal: run.signal,
-    onToolCall,
-    async requestPermission(req) {
-      const answer = await run.ask(
-        { kind: "permission", agentName, toolName: req.toolName, operation: req.operation, resource: req.resource, reason: req.reason, details: req.details, stepKey },
-        { toolName: req.toolName, resource: req.resource },
-      );
-      if (answer.decision === "allow-session" || answer.decision === "deny-session") {
-        run.policy.remember(req.toolName, req.operation, req.resource, answer.decision);
-        await run.emit("run.policy_updated", { tool: req.toolName, policies: run.policy.toJSON() });
-      }
-      return answer.decision === "allow" || answer.decision === "allow-session" ? "allow" : "deny";
-    },
-    async askQuestion(req) {
-      const answer = await run.ask({ kind: "question", agentName, toolName: req.toolName, question: req.question, stepKey }, { toolName: req.toolName, question: req.question });
-      return answer.text;
-    },
-    onMutation(m) {
-      void run.emit("run.tool_mutated", { agentName, ...m }).catch(() => {});
-    },
-  };
 }

@@ -14,13 +14,9 @@ export async function charge(run: RunState, prices: PriceTable, c: { agentName: 
     usd = 0;
     const message = `No price is known for ${c.model}: its calls count 0 USD against budgets (set SWITCHYARD_MODEL_PRICES)`;
     const budget = run.config.budget ?? run.config.strategy.budget;
-    if (budget?.usd !== undefined && tokens > 0 && !run.warned.has(message)) {
-      run.warned.add(message);
-      await run.emit("run.warning", { message, path: `agents.${c.agentName}` });
-    }
+    if (budget?.usd !== undefined && tokens > 0) await run.warnOnce(message, `agents.${c.agentName}`);
   }
-  run.spent.tokens += tokens;
-  run.spent.usd += usd;
+  run.spend(tokens, usd);
   const budget = run.config.budget ?? run.config.strategy.budget;
   await run.emit("run.spend", { tokens: run.spent.tokens, usd: Math.round(run.spent.usd * 1e6) / 1e6, ...(budget ? { budget } : {}) });
   if (budget?.tokens !== undefined && run.spent.tokens > budget.tokens) {

@@ -196,9 +196,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
       cliAgentId: info.id,
     };
     await run.emit("run.agent_called", { record });
-    const history = run.history.get(agentName) ?? [];
-    history.push(record);
-    run.history.set(agentName, history);
+    run.recordCall(record);
     return { text, usage, finishReason: "stop", tokens: usage.promptTokens + usage.completionTokens, ...(costUsd !== undefined ? { costUsd } : {}) };
   } finally {
     signal.removeEventListener("abort", stopAgent);

@@ -121,12 +121,13 @@ describe("FlowExecutor", () => {
     const pass1 = "c(a(w(in)) | b(w(in)))";
     expect(first.calls[3]!.input).toBe("a(w(in)) | b(w(in))");
     expect(first.calls[4]!.input).toBe(pass1);
-    // pass 2 starts from the observer's verdict; the flow after the cycle gets the last pass output
+    // pass 2 starts from the observer's verdict; no signal after the last pass: the verdict is the
+    // cycle's output (as the reference), and the observer's calls are not in the flow's usage
     expect(first.calls[5]!.input).toBe(`judge(${pass1})`);
     const pass2 = `c(a(judge(${pass1})) | b(judge(${pass1})))`;
-    expect(first.calls[9]!.input).toBe(pass2);
-    expect(out.text).toBe(`z(${pass2})`);
-    expect(out.usage).toEqual({ promptTokens: 10, completionTokens: 20 });
+    expect(first.calls[9]!.input).toBe(`judge(${pass2})`);
+    expect(out.text).toBe(`z(judge(${pass2}))`);
+    expect(out.usage).toEqual({ promptTokens: 8, completionTokens: 16 });
 
     // the same flow run again gives the same keys
     const again = runOf(nested, ["w", "a", "b", "c", "judge", "z"]);
@@ -145,6 +146,12 @@ describe("FlowExecutor", () => {
     expect(completed.map((e) => e.payload.stepKey).sort()).toEqual(started.map((e) => e.payload.stepKey).sort());
     expect(started.every((e) => e.payload.requestId === "req-1" && e.scope.runId === "run-1")).toBe(true);
     expect(started.some((e) => e.payload.stepName === "judge")).toBe(false);
+    // the nested flows are steps too, announced with their own events (named by their type here)
+    const flows = events.filter((e): e is BusEvent<"run.flow_started"> => e.type === "run.flow_started");
+    expect(flows.map((e) => `${e.payload.stepName}@${e.payload.stepKey}`)).toEqual(["cycle@f.1", "broadcast@f.1.p1.0", "broadcast@f.1.p2.0"]);
+    const flowEnds = events.filter((e): e is BusEvent<"run.flow_completed"> => e.type === "run.flow_completed");
+    expect(flowEnds.map((e) => e.payload.stepKey)).toEqual(["f.1.p1.0", "f.1.p2.0", "f.1"]);
+    expect(flowEnds.at(-1)!.payload.result.usage).toEqual({ promptTokens: 6, completionTokens: 12 });
   });
 
   it("skips the steps and observer calls a resumed segment already completed", async () => {

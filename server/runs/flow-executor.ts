@@ -1,4 +1,4 @@
-import type { StepResult, Usage } from "../../shared/runs";
+import type { ContextUsage, StepResult, Usage } from "../../shared/runs";
 import {
   DEFAULT_BREAK_CYCLE_SIGNAL_MATCH,
   DEFAULT_BREAK_CYCLE_SIGNALS,
@@ -13,8 +13,8 @@ import {
 } from "../../shared/strategy";
 import type { RunState } from "./run-state";
 
-/** A step's output: the text the next step receives, and what it cost. */
-export type StepOutput = { text: string; usage: Usage; finishReason: string };
+/** A step's output: the text the next step receives, and what it cost (an LLM call: its context). */
+export type StepOutput = { text: string; usage: Usage; finishReason: string; contextUsage?: ContextUsage };
 
 /** Runs one agent for one step; `stepEvents` false for a cycle's observer (no step_* frames). */
 export type AgentInvoker = (agentName: string, input: string, stepKey: string, options: { stepEvents: boolean }) => Promise<StepOutput>;
@@ -42,16 +42,26 @@ export class FlowExecutor {
   private async step(step: FlowStep, input: string, key: string): Promise<StepOutput> {
     this.checkAborted();
     if (isAgentStep(step)) return this.agentStep(step.agent, input, key);
-    return this.flow(step, input, key);
+    return this.flowStep(step, input, key);
+  }
+
+  /** A nested flow as a step: announced with its name; its result has no context of its own. */
+  private async flowStep(flow: Flow, input: string, key: string): Promise<StepOutput> {
+    const requestId = this.run.requestId;
+    const stepName = flow.name ?? flow.type;
+    await this.run.emit("run.flow_started", { stepName, message: input, stepKey: key, requestId });
+    const { contextUsage: _own, ...out } = await this.flow(flow, input, key);
+    await this.run.emit("run.flow_completed", { stepName, result: { text: out.text, usage: out.usage, finishReason: out.finishReason }, stepKey: key, requestId });
+    return out;
   }
 
   private async agentStep(agentName: string, input: string, key: string): Promise<StepOutput> {
     const done = this.run.memo.steps.get(key);
-    if (done) return { text: done.text, usage: done.usage, finishReason: done.finishReason };
+    if (done) return { text: done.text, usage: done.usage, finishReason: done.finishReason, ...(done.contextUsage ? { contextUsage: done.contextUsage } : {}) };
     const requestId = this.run.requestId;
     if (!this.run.memo.startedSteps.has(key)) await this.run.emit("run.step_started", { stepName: agentName, message: input, stepKey: key, requestId });
     const out = await this.invoke(agentName, input, key, { stepEvents: true });
-    const result: StepResult = { text: out.text, usage: out.usage, finishReason: out.finishReason };
+    const result: StepResult = { text: out.text, usage: out.usage, ...(out.contextUsage ? { contextUsage: out.contextUsage } : {}), finishReason: out.finishReason };
     await this.run.emit("run.step_completed", { stepName: agentName, result, stepKey: key, requestId });
     return out;
   }
@@ -70,7 +80,7 @@ export class FlowExecutor {
       current = await this.step(step, current.text, `${key}.${i}`);
       usage = add(usage, current.usage);
     }
-    return { ...current, usage };
+    return { text: current.text, usage, finishReason: current.finishReason };
   }
 
   private async broadcast(steps: FlowStep[], input: string, key: string, separator: string): Promise<StepOutput> {
@@ -82,6 +92,12 @@ export class FlowExecutor {
     };
   }
 
+  /**
+   * As the reference: the observer judges each pass; its signal ends the cycle with the pass's
+   * output, else its verdict feeds the next pass (and, after the last pass, is the cycle's
+   * output). The cycle's usage is its passes' (observer calls count in the run's usage and
+   * budget, not in the flow's result).
+   */
   private async cycle(flow: CycleFlow, input: string, key: string): Promise<StepOutput> {
     const passes = flow.cycles === undefined || flow.cycles === "Infinity" ? MAX_OPEN_CYCLE_PASSES : flow.cycles;
     const signals = flow.breakCycleSignals ?? [...DEFAULT_BREAK_CYCLE_SIGNALS];
@@ -92,17 +108,16 @@ export class FlowExecutor {
     for (let pass = 1; pass <= passes; pass++) {
       last = await this.sequence(flow.steps, next, `${key}.p${pass}`);
       usage = add(usage, last.usage);
+      next = last.text;
       if (!flow.observer) {
         if (breaks(last.text, signals, match)) break;
-        next = last.text;
         continue;
       }
       const verdict = await this.observe(flow.observer, last.text, `${key}.p${pass}.obs`);
-      usage = add(usage, verdict.usage);
       if (breaks(verdict.text, signals, match)) break;
       next = verdict.text;
     }
-    return { ...last, usage };
+    return { text: next, usage, finishReason: last.finishReason };
   }
 
   private async observe(observer: string, text: string, key: string): Promise<StepOutput> {

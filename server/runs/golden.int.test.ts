@@ -1,193 +1,176 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CommaClient, type Frame } from "../testing/comma-client";
+import { DaemonMessage } from "../../shared/comma";
+import { CommaClient } from "../testing/comma-client";
 import { startFakeModelServer, type FakeModelServer } from "../testing/fake-model";
-import { removeHome, startTestServer, tempHome, type TestServer } from "../testing/server-harness";
+import { fieldMutations, frameDiff, mergeText, Normalizer, type GoldenLine, type WireFrame } from "../testing/golden-replay";
+import { removeHome, startTestServer, type TestServer } from "../testing/server-harness";
 
 /**
- * Replays the client frames recorded from the Comma reference daemon (../shared/reference/
- * comma-golden) against our /ws, with the fake model scripted the same way, and compares what
- * comes back, normalized as that folder's README says. Frame types, their order, their fields and
- * error codes must match; zod wording, tool output text and text chunking need not.
+ * Replays the client frames recorded from the Comma reference daemon against our /ws, with the
+ * fake model scripted the same way, and compares what comes back, normalized as the recordings
+ * are: frame types, their order, every field present and absent and every value (frameDiff lists
+ * the few values that are the reference's own). Two sets: the shared three
+ * (../shared/reference/comma-golden) and ours (server/testing/golden: continuation, broadcast,
+ * cycle, palette, permissions, commands, stop). Each file runs on a fresh server.
  */
-const GOLDEN = resolve(import.meta.dirname, "..", "..", "..", "shared", "reference", "comma-golden");
-const files = existsSync(GOLDEN) ? readdirSync(GOLDEN).filter((f) => f.endsWith(".jsonl")) : [];
-
-type Line = { conn: string; dir: "out" | "in" | "meta"; msg?: unknown; raw?: string; event?: string; request?: string; status?: number; body?: unknown; note?: string };
+const SETS = [
+  resolve(import.meta.dirname, "..", "..", "..", "shared", "reference", "comma-golden"),
+  resolve(import.meta.dirname, "..", "testing", "golden"),
+].filter(existsSync);
+const files = SETS.flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".jsonl")).map((f) => ({ dir, file: f })));
+const linesOf = (dir: string, file: string) => readFileSync(join(dir, file), "utf8").trim().split("\n").map((l) => JSON.parse(l) as GoldenLine);
 
 let fake: FakeModelServer;
-let t: TestServer;
-let strategies: string;
-let cwd: string;
-
 beforeAll(async () => {
   fake = await startFakeModelServer();
-  t = await startTestServer({ env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "golden" } });
-  strategies = tempHome("golden-strategies-");
-  cwd = tempHome("golden-cwd-");
-  if (existsSync(join(GOLDEN, "strategies"))) for (const f of readdirSync(join(GOLDEN, "strategies"))) copyFileSync(join(GOLDEN, "strategies", f), join(strategies, f));
-  writeFileSync(join(cwd, "notes.txt"), "These are the notes. Line two.\n");
-  mkdirSync(join(cwd, "sub"), { recursive: true });
 });
-
 afterAll(async () => {
-  await t?.stop();
   await fake?.close();
-  removeHome(t.home);
-  removeHome(strategies);
-  removeHome(cwd);
 });
 
-/** Normalize a frame as the golden README does; ids numbered by first appearance per scenario. */
-class Normalizer {
-  private uuids = new Map<string, string>();
-  private toolus = new Map<string, string>();
-  constructor(private readonly paths: Array<[string, string]>) {}
-
-  value(v: unknown, key?: string): unknown {
-    if (typeof v === "string") return this.str(v, key);
-    if (Array.isArray(v)) return v.map((x) => this.value(x));
-    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.value(x, k)]));
-    if (typeof v === "number" && key === "uptime") return "<n>";
-    return v;
-  }
-
-  private str(s: string, key?: string): string {
-    if (key === "ts") return "<ts>";
-    let out = s;
-    for (const [real, token] of this.paths) out = out.split(real).join(token);
-    out = out.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, (u) => {
-      if (!this.uuids.has(u)) this.uuids.set(u, `<uuid:${this.uuids.size + 1}>`);
-      return this.uuids.get(u)!;
-    });
-    out = out.replace(/\b(?:toolu|call)_[A-Za-z0-9_]+\b/g, (u) => {
-      if (!this.toolus.has(u)) this.toolus.set(u, `<toolu:${this.toolus.size + 1}>`);
-      return this.toolus.get(u)!;
-    });
-    return out.replace(/\b[0-9a-f]{64}\b/g, "<sha256>");
-  }
-
-  /** The real value behind a placeholder (to send frames that name a run). */
-  real(token: string): string | undefined {
-    for (const [real, t] of this.uuids) if (t === token) return real;
-    return undefined;
-  }
+/**
+ * A scenario's world, with paths as long as the recording's (`/root/ref-run/work` and
+ * `/tmp/golden-XXXXXX` are both 18 characters): the fake model echoes tool outputs, and its token
+ * counts follow the echo's length.
+ */
+function world(dir: string) {
+  const root = mkdtempSync("/tmp/golden-");
+  const cwd = join(root, "cwd");
+  const strategies = join(root, "strategies");
+  mkdirSync(cwd);
+  mkdirSync(join(root, "outside"));
+  mkdirSync(strategies);
+  writeFileSync(join(cwd, "notes.txt"), "These are the notes. Line two.\n");
+  mkdirSync(join(cwd, "sub"));
+  writeFileSync(join(root, "outside", "secret.txt"), "top secret\n");
+  for (const f of readdirSync(join(dir, "strategies"))) writeFileSync(join(strategies, f), readFileSync(join(dir, "strategies", f)));
+  return { root, cwd, strategies };
 }
 
-/** Merge consecutive text stream events of one agent, as the recording does. */
-function mergeText(frames: Frame[]): Frame[] {
-  const out: Frame[] = [];
-  for (const f of frames) {
-    const prev = out.at(-1);
-    const ev = f.event as { type?: string; text?: string } | undefined;
-    const pev = prev?.event as { type?: string; text?: string } | undefined;
-    if (f.type === "agent_streaming" && ev?.type === "text" && prev?.type === "agent_streaming" && pev?.type === "text" && prev.agentName === f.agentName) {
-      prev.event = { ...pev, text: `${pev.text}${ev.text}` };
-      prev.chunks = ((prev.chunks as number | undefined) ?? 1) + 1;
-      continue;
-    }
-    out.push({ ...f });
-  }
-  return out;
-}
-
-/** Compare one frame: same type, same fields, same values except where the README allows. */
-function compare(actual: Frame, expected: Frame, where: string): void {
-  expect(actual.type, where).toBe(expected.type);
-  const lax = new Set(["chunks"]);
-  const actualKeys = Object.keys(actual).filter((k) => !lax.has(k) && !(k === "requestId" && !("requestId" in expected)));
-  const expectedKeys = Object.keys(expected).filter((k) => !lax.has(k));
-  expect(actualKeys.sort(), `${where}: fields`).toEqual(expectedKeys.sort());
-  for (const key of expectedKeys) {
-    if (key === "message" && expected.type === "error") continue; // wording is the reference's own
-    if (key === "contextUsage") continue;
-    if (key === "result" && typeof expected.result === "string" && String(expected.result).startsWith("Tool finished:")) continue;
-    if (key === "text" && typeof expected.text === "string" && String(expected.text).startsWith("Tool finished:")) continue;
-    if (key === "event" && String((expected.event as { text?: string }).text ?? "").startsWith("Tool finished:")) {
-      // the echo carries the tool's output text, which is the reference's own wording
-      expect(String((actual.event as { text?: string }).text), `${where}: event.text`).toMatch(/^Tool finished: Read notes\.txt/);
-      continue;
-    }
-    if (key === "event" && isToolOutput(expected.event)) {
-      const { output: _o, ...rest } = expected.event as Record<string, unknown>;
-      const { output: _a, ...got } = actual.event as Record<string, unknown>;
-      expect(got, `${where}: event`).toEqual(rest);
-      continue;
-    }
-    if (key === "event" && (expected.event as { type?: string }).type === "done") {
-      const { result: er, ...rest } = expected.event as Record<string, unknown>;
-      const { result: ar, ...got } = actual.event as Record<string, unknown>;
-      expect(got, `${where}: event`).toEqual(rest);
-      expect(Object.keys(ar as object).filter((k) => k !== "contextUsage").sort(), `${where}: done.result`).toEqual(Object.keys(er as object).filter((k) => k !== "contextUsage").sort());
-      continue;
-    }
-    if (key === "result" && typeof expected.result === "object") {
-      const { contextUsage: _c, text: et, ...rest } = expected.result as Record<string, unknown>;
-      const { contextUsage: _d, text: at, ...got } = actual.result as Record<string, unknown>;
-      expect(got, `${where}: result`).toEqual(rest);
-      if (!String(et).startsWith("Tool finished:")) expect(at, `${where}: result.text`).toEqual(et);
-      continue;
-    }
-    expect(actual[key], `${where}: ${key}`).toEqual(expected[key]);
-  }
-}
-
-const isToolOutput = (e: unknown) => !!e && typeof e === "object" && (e as { type?: string }).type === "tool-result";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(files.length === 0)("golden replay of the reference daemon's frames", () => {
-  for (const file of files) {
+  for (const { dir, file } of files) {
     it(`matches ${file}`, async () => {
-      const lines = readFileSync(join(GOLDEN, file), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Line);
-      const norm = new Normalizer([
-        [strategies, "<STRATEGIES>"],
-        [cwd, "<CWD>"],
-        [t.url, "<URL>"],
-      ]);
-      const conns = new Map<string, CommaClient>();
-      const consumed = new Map<string, number>();
-      const substitute = (v: unknown): unknown =>
-        JSON.parse(
-          JSON.stringify(v)
-            .replaceAll("<STRATEGIES>", strategies)
-            .replaceAll("<CWD>", cwd)
-            .replace(/<uuid:\d+>/g, (tok) => norm.real(tok) ?? tok),
-        );
-
-      for (let i = 0; i < lines.length; i++) {
-        const line = lines[i]!;
-        if (line.dir === "meta") {
-          if (line.event === "open") conns.set(line.conn, await CommaClient.connect(t.url));
-          if (line.event === "http") {
-            const [method, path] = line.request!.split(" ");
-            const res = await fetch(`${t.url}${path}`, { method });
-            expect(res.status, line.request).toBe(line.status);
-            const text = await res.text();
-            const body = typeof line.body === "string" ? text : JSON.parse(text);
-            expect(norm.value(body), line.request).toEqual(line.body);
-          }
-          continue;
-        }
-        if (line.dir !== "out") continue;
-        const c = conns.get(line.conn)!;
-        c.send(line.raw !== undefined && typeof line.msg !== "object" ? line.raw : line.raw ?? (substitute(line.msg) as Record<string, unknown>));
-        // the frames the reference answered before the next client frame on this connection
-        const expected: Frame[] = [];
-        for (let j = i + 1; j < lines.length && !(lines[j]!.dir === "out"); j++) {
-          const l = lines[j]!;
-          if (l.dir === "in" && l.conn === line.conn) expected.push(l.msg as Frame);
-        }
-        const start = consumed.get(line.conn) ?? 0;
-        const deadline = Date.now() + 15_000;
-        const got = () => mergeText(c.frames.slice(start).map((f) => norm.value(f) as Frame));
-        while (Date.now() < deadline && got().length < expected.length) await new Promise((r) => setTimeout(r, 20));
-        if (expected.length === 0) await new Promise((r) => setTimeout(r, 400));
-        const actual = got();
-        expect(actual.map((f) => f.type), `${file}: after ${JSON.stringify(line.msg ?? line.raw)}`).toEqual(expected.map((f) => f.type));
-        actual.forEach((f, k) => compare(f, expected[k]!, `${file} #${i} frame ${k} (${f.type})`));
-        consumed.set(line.conn, c.frames.length);
+      const w = world(dir);
+      const t: TestServer = await startTestServer({ env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "golden" } });
+      try {
+        await replay(t, w, linesOf(dir, file), file);
+      } finally {
+        await t.stop();
+        removeHome(t.home);
+        removeHome(w.root);
       }
-      for (const c of conns.values()) c.close();
     });
   }
+});
+
+async function replay(t: TestServer, w: { root: string; cwd: string; strategies: string }, lines: GoldenLine[], file: string): Promise<void> {
+  const norm = new Normalizer([
+    [w.strategies, "<STRATEGIES>"],
+    [w.cwd, "<CWD>"],
+    [w.root, "<ROOT>"],
+    [t.url, "<URL>"],
+  ]);
+  const conns = new Map<string, CommaClient>();
+  const consumed = new Map<string, number>();
+  const substitute = (v: unknown): unknown =>
+    JSON.parse(
+      JSON.stringify(v)
+        .replaceAll("<STRATEGIES>", w.strategies)
+        .replaceAll("<CWD>", w.cwd)
+        .replaceAll("<ROOT>", w.root)
+        .replace(/<uuid:\d+>/g, (tok) => norm.real(tok) ?? tok),
+    );
+  /** The frames of a connection not compared yet, with text events merged as the recording. */
+  const pending = (conn: string) => mergeText(conns.get(conn)!.frames.slice(consumed.get(conn) ?? 0) as WireFrame[]);
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.dir === "meta") {
+      if (line.event === "open") conns.set(line.conn, await CommaClient.connect(t.url));
+      if (line.event === "http") {
+        const [method, path] = line.request!.split(" ");
+        const res = await fetch(`${t.url}${path}`, { method });
+        expect(res.status, line.request).toBe(line.status);
+        const text = await res.text();
+        const body = typeof line.body === "string" ? text : JSON.parse(text);
+        expect(norm.value(body), line.request).toEqual(line.body);
+      }
+      continue;
+    }
+    if (line.dir !== "out") continue;
+    conns.get(line.conn)!.send(line.raw !== undefined && typeof line.msg !== "object" ? line.raw : (line.raw ?? (substitute(line.msg) as Record<string, unknown>)));
+    // what the reference sent, on every connection, before the next client frame (in its order)
+    const expected: GoldenLine[] = [];
+    for (let j = i + 1; j < lines.length && lines[j]!.dir !== "out"; j++) if (lines[j]!.dir === "in") expected.push(lines[j]!);
+    const want = new Map<string, number>();
+    for (const l of expected) want.set(l.conn, (want.get(l.conn) ?? 0) + 1);
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && [...want].some(([conn, n]) => pending(conn).length < n)) await sleep(20);
+    if (expected.length === 0) await sleep(400);
+    const where = `${file}: after ${JSON.stringify(line.msg ?? line.raw)}`;
+    for (const [conn] of conns) {
+      const got = pending(conn).slice(0, Math.max(want.get(conn) ?? 0, expected.length === 0 ? pending(conn).length : 0));
+      expect(got.map((f) => f.type), `${where} on ${conn}`).toEqual(expected.filter((l) => l.conn === conn).map((l) => (l.msg as WireFrame).type));
+    }
+    // compare in the recording's order, so ids are numbered in the same order of first appearance
+    const taken = new Map<string, number>();
+    for (const l of expected) {
+      const k = taken.get(l.conn) ?? 0;
+      taken.set(l.conn, k + 1);
+      const raw = pending(l.conn)[k]!;
+      expect(DaemonMessage.safeParse(raw).error?.issues, `${where}: ${raw.type} against the wire schema`).toBeUndefined();
+      const actual = norm.value(raw) as WireFrame;
+      expect(frameDiff(actual, l.msg as WireFrame, `${raw.type}`), `${where} on ${l.conn}`).toEqual([]);
+    }
+    // advance each connection past the frames compared (merged text events count as their parts)
+    for (const [conn, c] of conns) {
+      const n = taken.get(conn) ?? 0;
+      let at = consumed.get(conn) ?? 0;
+      for (let merged = 0; merged < n && at < c.frames.length; ) {
+        const f = c.frames[at] as WireFrame;
+        const next = c.frames[at + 1] as WireFrame | undefined;
+        at++;
+        const isText = (x?: WireFrame) => x?.type === "agent_streaming" && (x.event as { type?: string }).type === "text";
+        if (isText(f) && isText(next) && next!.agentName === f.agentName) continue;
+        merged++;
+      }
+      consumed.set(conn, at);
+    }
+  }
+  await sleep(300);
+  for (const [conn, c] of conns) expect(c.frames.slice(consumed.get(conn) ?? 0).map((f) => f.type), `${file}: frames on ${conn} after the last recorded one`).toEqual([]);
+  for (const c of conns.values()) c.close();
+}
+
+describe("the golden comparison is strict", () => {
+  it("every recorded frame matches itself, and fails with any field deleted or added, at any depth", () => {
+    let checked = 0;
+    for (const { dir, file } of files) {
+      for (const line of linesOf(dir, file)) {
+        if (line.dir !== "in") continue;
+        const frame = line.msg as WireFrame;
+        expect(frameDiff(frame, frame), `${file}: ${frame.type}`).toEqual([]);
+        for (const m of fieldMutations(frame)) {
+          expect(frameDiff(m.frame, frame).length, `${file}: ${frame.type} with ${m.what} must not match`).toBeGreaterThan(0);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
+  });
+
+  it("a changed value fails too, except an error's wording and the daemon's own catalogue content", () => {
+    const done = { type: "strategy_completed", runId: "<uuid:1>", result: "x", usage: { promptTokens: 1, completionTokens: 2 }, ts: "<ts>" };
+    expect(frameDiff({ ...done, usage: { promptTokens: 1, completionTokens: 3 } }, done)).toEqual(["frame.usage.completionTokens: 3 where the recording has 2"]);
+    const err = { type: "error", code: "HUB_ERROR", message: "offline", ts: "<ts>" };
+    expect(frameDiff({ ...err, message: "no hub" }, err)).toEqual([]);
+    expect(frameDiff({ ...err, code: "NOT_FOUND" }, err)).toHaveLength(1);
+    const models = { type: "available_models", models: [{ id: "a", hasCredentials: false, providers: ["p"], configuredProviders: [] }], ts: "<ts>" };
+    expect(frameDiff({ ...models, models: [{ id: "b", hasCredentials: true, providers: ["q"], configuredProviders: ["q"] }, { id: "c", hasCredentials: false, providers: [], configuredProviders: [] }] }, models)).toEqual([]);
+    expect(frameDiff({ ...models, models: [{ id: 1, hasCredentials: true, providers: [], configuredProviders: [] }] }, models)).toHaveLength(1);
+  });
 });

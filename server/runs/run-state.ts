@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { EventPayload, EventType } from "../../shared/events";
 import type { AgentCallRecord, PendingRequest, PermissionDecision, StepResult, Usage } from "../../shared/runs";
 import type { Strategy } from "../../shared/strategy";
+import type { RunStatus } from "../../shared/statuses";
 import type { EventBus } from "../events/bus";
+import { nextRunStatus } from "./run-lifecycle";
 
 /** Thrown into everything a run waits on when it is stopped. */
 export class RunCancelledError extends Error {
@@ -53,40 +55,49 @@ export type RunConfig = {
   modelOverride?: string;
   /** The run's own budget (tRPC prepare); else the strategy's `budget`. Applies to each segment. */
   budget?: { tokens?: number; usd?: number };
+  /** Strategy warnings, announced when the run starts. */
+  warnings?: Array<{ path?: string; message: string }>;
+};
+
+/** Where a segment that was waiting when the server stopped stands, read back from its timeline. */
+export type ResumePoint = {
+  segment: number;
+  requestId?: string;
+  memo: Memo;
+  usage: Usage;
+  startedAt: number;
+  /** Every agent call of the run so far: the conversations to restore. */
+  records: AgentCallRecord[];
 };
 
 /**
  * One run in memory: its config, its segment, what it waits on, its abort controller. Every
- * change is announced on the bus under scope runId; nothing else reports run status.
+ * change is announced on the bus under scope runId; nothing else reports run status. Its state is
+ * private: other modules read it through getters and change it through the methods below. Its
+ * status moves only along the transition table (`run-lifecycle.ts`), through RunLifecycle.
  */
 export class RunState {
   readonly runId: string;
-  config: RunConfig;
+  readonly config: RunConfig;
+  #status: RunStatus = "pending";
   /** The segment being (or last) executed; 0 before the first start. */
-  segment = 0;
-  status: "pending" | "running" | "completed" | "error" | "cancelled" = "pending";
-  /** Cancelled because the server stops (the run resumes at the next start), not by a user. */
-  serverStopping = false;
-  /** Prepared from a persisted timeline: only continue_run may start it. */
-  continuation = false;
-  /** Each agent's earlier calls (restored on continuation, grown as the run goes). */
-  readonly history = new Map<string, AgentCallRecord[]>();
-  abort = new AbortController();
-  /** The start_run / continue_run requestId that lifecycle events echo. */
-  requestId?: string;
-  memo: Memo = emptyMemo();
-  readonly steerQueue: string[] = [];
-  readonly usage: Usage = { promptTokens: 0, completionTokens: 0 };
-  /** Tokens and dollars spent in this segment (budgets). */
-  readonly spent = { tokens: 0, usd: 0 };
-  private readonly waiters = new Map<string, Waiter>();
-  finished?: Promise<void>;
-  /** Strategy warnings, announced when the run starts. */
-  warnings: Array<{ path?: string; message: string }> = [];
+  #segment = 0;
+  #serverStopping = false;
+  #continuation = false;
+  /** Each agent's earlier calls (restored from the timeline, grown as the run goes). */
+  readonly #history = new Map<string, AgentCallRecord[]>();
+  #abort = new AbortController();
+  #requestId?: string;
+  #memo: Memo = emptyMemo();
+  readonly #steerQueue: string[] = [];
+  readonly #usage: Usage = { promptTokens: 0, completionTokens: 0 };
+  readonly #spent = { tokens: 0, usd: 0 };
+  readonly #waiters = new Map<string, Waiter>();
+  #finished?: Promise<void>;
   /** Warnings already announced in this run (each once). */
-  readonly warned = new Set<string>();
-  startedAt = Date.now();
-  completedAt?: number;
+  readonly #warned = new Set<string>();
+  #startedAt = Date.now();
+  #completedAt?: number;
 
   constructor(
     config: RunConfig,
@@ -97,16 +108,76 @@ export class RunState {
     this.config = config;
   }
 
+  get status(): RunStatus {
+    return this.#status;
+  }
+
+  get segment(): number {
+    return this.#segment;
+  }
+
+  /** Cancelled because the server stops (the run resumes at the next start), not by a user. */
+  get serverStopping(): boolean {
+    return this.#serverStopping;
+  }
+
+  /** Prepared from a persisted timeline: only continue_run may start it. */
+  get continuation(): boolean {
+    return this.#continuation;
+  }
+
+  /** The start_run / continue_run requestId that lifecycle events echo. */
+  get requestId(): string | undefined {
+    return this.#requestId;
+  }
+
+  /** What this segment already did (a resumed one), and what it has done since. */
+  get memo(): Memo {
+    return this.#memo;
+  }
+
+  /** Each agent's calls, oldest first: its conversation. */
+  get history(): ReadonlyMap<string, readonly AgentCallRecord[]> {
+    return this.#history;
+  }
+
+  /** Tokens of this segment. */
+  get usage(): Readonly<Usage> {
+    return this.#usage;
+  }
+
+  /** Tokens and dollars spent in this segment (budgets). */
+  get spent(): Readonly<{ tokens: number; usd: number }> {
+    return this.#spent;
+  }
+
+  get warnings(): Array<{ path?: string; message: string }> {
+    return this.config.warnings ?? [];
+  }
+
+  get startedAt(): number {
+    return this.#startedAt;
+  }
+
+  get completedAt(): number | undefined {
+    return this.#completedAt;
+  }
+
+  /** The segment's execution: settles once its run.completed is out (stop and shutdown wait on it). */
+  get finished(): Promise<void> | undefined {
+    return this.#finished;
+  }
+
   emit<T extends EventType>(type: T, payload: EventPayload<T>) {
     return this.bus.publish(type, payload, { runId: this.runId });
   }
 
   get signal(): AbortSignal {
-    return this.abort.signal;
+    return this.#abort.signal;
   }
 
   pendingRequests(): PendingRequest[] {
-    return [...this.waiters.values()].map((w) => w.request);
+    return [...this.#waiters.values()].map((w) => w.request);
   }
 
   findRequest(predicate: (r: PendingRequest) => boolean): PendingRequest | undefined {
@@ -120,10 +191,10 @@ export class RunState {
   async ask(draft: DraftRequest, extra: { toolName?: string; resource?: string; question?: string } = {}): Promise<Answer> {
     if (this.signal.aborted) throw new RunCancelledError();
     const key = requestKey({ ...draft, ...extra } as PendingRequest);
-    const reopened = this.memo.openRequests.get(key);
-    if (reopened) this.memo.openRequests.delete(key);
+    const reopened = this.#memo.openRequests.get(key);
+    if (reopened) this.#memo.openRequests.delete(key);
     const request = (reopened ?? { ...draft, requestId: randomUUID(), createdAt: new Date().toISOString() }) as PendingRequest;
-    const answered = new Promise<Answer>((resolve, reject) => this.waiters.set(request.requestId, { request, resolve, reject }));
+    const answered = new Promise<Answer>((resolve, reject) => this.#waiters.set(request.requestId, { request, resolve, reject }));
     if (!reopened) await this.emit("run.request_opened", { request });
     try {
       const answer = await answered;
@@ -137,13 +208,13 @@ export class RunState {
       });
       return answer;
     } finally {
-      this.waiters.delete(request.requestId);
+      this.#waiters.delete(request.requestId);
     }
   }
 
   /** Deliver an answer; false when no such request is open. */
   answer(requestId: string, answer: Answer): boolean {
-    const waiter = this.waiters.get(requestId);
+    const waiter = this.#waiters.get(requestId);
     if (!waiter) return false;
     waiter.resolve(answer);
     return true;
@@ -151,30 +222,108 @@ export class RunState {
 
   /** Abort the model calls, the tools and every wait. */
   cancel(reason = "Run cancelled"): void {
-    if (!this.abort.signal.aborted) this.abort.abort(new RunCancelledError(reason));
-    for (const w of this.waiters.values()) w.reject(new RunCancelledError(reason));
+    if (!this.#abort.signal.aborted) this.#abort.abort(new RunCancelledError(reason));
+    for (const w of this.#waiters.values()) w.reject(new RunCancelledError(reason));
+  }
+
+  /** The server stops: abort as `cancel` does, but the run resumes at the next start. */
+  stopForShutdown(): void {
+    this.#serverStopping = true;
+    this.cancel("Server shutting down");
+  }
+
+  /** The user steered: the text goes to the next agent call. */
+  queueSteering(text: string): void {
+    this.#steerQueue.push(text);
   }
 
   /** Texts steered in since the last agent call (and forget them). */
   takeSteering(): string[] {
-    return this.steerQueue.splice(0, this.steerQueue.length);
+    return this.#steerQueue.splice(0, this.#steerQueue.length);
   }
 
   addUsage(u: Usage): void {
-    this.usage.promptTokens += u.promptTokens;
-    this.usage.completionTokens += u.completionTokens;
+    this.#usage.promptTokens += u.promptTokens;
+    this.#usage.completionTokens += u.completionTokens;
   }
 
-  /** A new segment: fresh abort controller, fresh memo, usage from zero. */
-  beginSegment(requestId: string | undefined): void {
-    this.segment += 1;
-    this.status = "running";
-    this.abort = new AbortController();
-    this.requestId = requestId;
-    this.memo = emptyMemo();
-    this.usage.promptTokens = 0;
-    this.usage.completionTokens = 0;
-    this.spent.tokens = 0;
-    this.spent.usd = 0;
+  /** An agent call was charged to this segment's budget. */
+  spend(tokens: number, usd: number): void {
+    this.#spent.tokens += tokens;
+    this.#spent.usd += usd;
+  }
+
+  /** An agent call finished: it joins its agent's conversation. */
+  recordCall(record: AgentCallRecord): void {
+    const list = this.#history.get(record.agentName);
+    if (list) list.push(record);
+    else this.#history.set(record.agentName, [record]);
+  }
+
+  /** Announce a warning, once per run. */
+  async warnOnce(message: string, path?: string): Promise<void> {
+    if (this.#warned.has(message)) return;
+    this.#warned.add(message);
+    await this.emit("run.warning", { message, ...(path !== undefined ? { path } : {}) });
+  }
+
+  /** The segment's execution began (stop and shutdown wait for it to settle). */
+  executing(execution: Promise<void>): void {
+    this.#finished = execution;
+  }
+
+  /** Prepared from its timeline (continue_run): its last segment and its agents' conversations. */
+  preparedFrom(segment: number, records: readonly AgentCallRecord[]): void {
+    this.#continuation = true;
+    this.#segment = segment;
+    this.restoreConversations(records);
+  }
+
+  // The lifecycle moves below are RunLifecycle.transition's in-memory half: each checks the
+  // transition table, and RunLifecycle writes the row and the event of the move.
+
+  /** A new segment (start, continue): fresh abort controller, fresh memo, usage from zero. */
+  beginSegment(requestId: string | undefined, event: "start" | "continue" = "start"): void {
+    this.#status = nextRunStatus(this.runId, this.#status, event);
+    this.#segment += 1;
+    this.#abort = new AbortController();
+    this.#requestId = requestId;
+    this.#memo = emptyMemo();
+    this.#usage.promptTokens = 0;
+    this.#usage.completionTokens = 0;
+    this.#spent.tokens = 0;
+    this.#spent.usd = 0;
+    this.#startedAt = Date.now();
+    this.#completedAt = undefined;
+  }
+
+  /** After a restart: the segment that was waiting goes on where its timeline left it. */
+  resumeSegment(at: ResumePoint): void {
+    this.#status = nextRunStatus(this.runId, this.#status, "resume");
+    this.#segment = at.segment;
+    this.#abort = new AbortController();
+    this.#requestId = at.requestId;
+    this.#memo = at.memo;
+    this.#usage.promptTokens = at.usage.promptTokens;
+    this.#usage.completionTokens = at.usage.completionTokens;
+    this.#startedAt = at.startedAt;
+    this.restoreConversations(at.records);
+  }
+
+  /** The segment ended: everything it still runs or waits on is aborted. */
+  endSegment(event: "complete" | "fail" | "cancel" | "interrupt"): void {
+    this.#status = nextRunStatus(this.runId, this.#status, event);
+    this.#completedAt = Date.now();
+    this.cancel("Run finished");
+  }
+
+  /** A prepared run is let go before it started (nothing of it was stored). */
+  release(): void {
+    this.#status = nextRunStatus(this.runId, this.#status, "cancel");
+  }
+
+  /** Each agent's conversation, rebuilt from the run's agent_called records (continue, resume). */
+  private restoreConversations(records: readonly AgentCallRecord[]): void {
+    for (const record of records) this.recordCall(record);
   }
 }

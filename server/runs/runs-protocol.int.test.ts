@@ -112,17 +112,20 @@ describe("Comma protocol: flows", () => {
     const pass2 = `a<${pass1}> + b<${pass1}>`;
     expect(done).toMatchObject({ type: "strategy_completed", result: `f<${pass2}>`, requestId: `start-${runId}` });
     const frames = c.ofRun(runId);
+    // as the reference: step events for the top flow's own steps only (a nested flow is one step,
+    // named by the flow); a flow's result has no contextUsage, an LLM step's has
     const starts = frames.filter((f) => f.type === "step_started");
-    expect(starts.map((f) => f.stepName)).toEqual(["a", "b", "a", "b", "final"]);
-    expect(starts.map((f) => f.message)).toEqual(["go", "go", pass1, pass1, pass2]);
+    expect(starts.map((f) => [f.stepName, f.message])).toEqual([
+      ["cycle", "go"],
+      ["final", pass2],
+    ]);
     const completions = frames.filter((f) => f.type === "step_completed");
-    expect(completions.map((f) => f.stepName).slice(0, 2).sort()).toEqual(["a", "b"]);
-    expect(completions.map((f) => f.stepName).slice(2, 4).sort()).toEqual(["a", "b"]);
-    expect(completions.at(-1)).toMatchObject({ stepName: "final", result: { text: `f<${pass2}>`, finishReason: "stop" } });
-    // a pass ends before the next begins, and the final step starts after the cycle
-    const idx = (f: Frame) => frames.indexOf(f);
-    expect(idx(starts[2]!)).toBeGreaterThan(Math.max(idx(completions[0]!), idx(completions[1]!)));
-    expect(idx(starts[4]!)).toBeGreaterThan(Math.max(idx(completions[2]!), idx(completions[3]!)));
+    expect(completions.map((f) => f.stepName)).toEqual(["cycle", "final"]);
+    expect(completions[0]).toMatchObject({ result: { text: pass2, usage: { promptTokens: 40, completionTokens: 20 }, finishReason: "stop" } });
+    expect(completions[0]!.result).not.toHaveProperty("contextUsage");
+    expect(completions[1]).toMatchObject({ result: { text: `f<${pass2}>`, finishReason: "stop", contextUsage: { inputTokens: 10, totalTokens: expect.any(Number) } } });
+    // the broadcast's agents come in declaration order on /ws, a pass after the other
+    expect(frames.filter((f) => f.type === "agent_output").map((f) => f.agentName)).toEqual(["a", "b", "a", "b", "final"]);
     expect(frames.filter((f) => f.type === "agent_output")).toHaveLength(5);
     expect(frames[1]).toMatchObject({ type: "strategy_started", strategyName: "Nested", agents: ["a", "b", "final"] });
     expect(endsOf(c, runId)).toHaveLength(1);
@@ -163,7 +166,7 @@ describe("Comma protocol: tools and permissions", () => {
     expect(results).toHaveLength(2);
     for (const r of results) {
       expect(r.status).toBe("completed");
-      expect(r.output).toContain("Access denied");
+      expect(r.output).toMatch(/^fs\.read access denied (by user )?for "/);
       expect(r.output).not.toContain("outside text");
     }
   });
@@ -172,8 +175,10 @@ describe("Comma protocol: tools and permissions", () => {
     const c = await connect();
     const path = strategy("policy", `name: Policy\nversion: "1.0"\nagents:\n  x: {model: ${MODEL}, tools: [read_file], systemPrompt: ${readOutside()}}\nflow: {type: sequential, steps: [{agent: x}]}\n`);
     const runId = await prepare(c, path);
-    const updated = await c.request({ type: "update_policy", runId, mode: "read", default: "allow" });
-    expect(updated).toMatchObject({ type: "policy_updated", runId, tool: "*", policies: { "*": { read: { default: "allow" } } } });
+    // as the reference: to the run's subscribers, without a requestId; the chain by name
+    c.send({ type: "update_policy", runId, mode: "read", default: "allow", requestId: "pol-1" });
+    const updated = await c.waitFor((f) => f.runId === runId && f.type === "policy_updated");
+    expect(updated).toEqual({ type: "policy_updated", runId, tool: "*", policies: [{ name: "read-path-policy" }], ts: expect.any(String) });
     c.send({ type: "start_run", runId, input: "read it" });
     expect(await c.waitFor(ended(runId))).toMatchObject({ type: "strategy_completed" });
     expect(c.ofRun(runId).filter((f) => f.type === "request_permission")).toHaveLength(0);
@@ -190,10 +195,11 @@ describe("Comma protocol: tools and permissions", () => {
     const ask = await c.waitFor((f) => f.runId === runId && f.type === "request_permission");
     c.send({ type: "update_policy", runId, tool: "read_file", mode: "read", deny: ["/nowhere/**"], requestId: "policy-1" });
     const live = await c.waitFor((f) => f.runId === runId && f.type === "policy_updated");
-    // the subscribed client gets the frame from the event, echoing its request id
-    expect(live).toMatchObject({ tool: "read_file", requestId: "policy-1", policies: { read_file: { read: { deny: ["/nowhere/**"] } } } });
-    const direct = await other.request({ type: "update_policy", runId, mode: "write", default: "deny" });
-    expect(direct).toMatchObject({ type: "policy_updated", runId, tool: "*", policies: { "*": { write: { default: "deny" } }, read_file: { read: { deny: ["/nowhere/**"] } } } });
+    // the subscribed client gets the frame from the event (as the reference, no requestId)
+    expect(live).toEqual({ type: "policy_updated", runId, tool: "read_file", policies: [{ name: "read-path-policy" }], ts: expect.any(String) });
+    other.send({ type: "update_policy", runId, mode: "write", default: "deny" });
+    const direct = await other.waitFor((f) => f.runId === runId && f.type === "policy_updated");
+    expect(direct).toMatchObject({ type: "policy_updated", runId, tool: "*", policies: [{ name: "write-path-policy" }] });
     c.send({ type: "permission_decision", runId, permissionRequestId: ask.requestId, decision: "deny" });
     expect(await c.waitFor(ended(runId))).toMatchObject({ type: "strategy_completed" });
     expect(c.ofRun(runId).filter((f) => f.type === "policy_updated")).toHaveLength(2);
@@ -222,14 +228,11 @@ describe("Comma protocol: tools and permissions", () => {
     expect(again).toMatchObject({ type: "error", code: "NO_PENDING_QUESTION" });
   });
 
-  it("stop during run_command: CANCELLED exactly once and the command's child process is killed", async () => {
+  it("run_command runs without asking; stop during it: CANCELLED exactly once and the command's child process is killed", async () => {
     const work = dir("switchyard-proto-cmd-");
     const c = await connect();
     const path = strategy("command", `name: Command\nversion: "1.0"\nagents:\n  sh: {model: ${MODEL}, tools: [run_command], systemPrompt: 'USE_TOOL[run_command]{"command":"sleep 30 & echo $! > pid.txt; wait"}'}\nflow: {type: sequential, steps: [{agent: sh}]}\n`);
     const runId = await startRun(c, path, "run it", { cwd: work });
-    const ask = await c.waitFor((f) => f.runId === runId && f.type === "request_permission");
-    expect(ask).toMatchObject({ operation: "fs.exec", toolName: "run_command", resource: "sleep 30 & echo $! > pid.txt; wait" });
-    c.send({ type: "permission_decision", runId, permissionRequestId: ask.requestId, decision: "allow" });
     const pidFile = join(work, "pid.txt");
     const deadline = Date.now() + 5000;
     while (!(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "") && Date.now() < deadline) await sleep(20);
@@ -244,6 +247,44 @@ describe("Comma protocol: tools and permissions", () => {
     expect(isRunning(pid)).toBe(false);
     await sleep(200);
     expect(endsOf(c, runId)).toHaveLength(1);
+    expect(c.ofRun(runId).filter((f) => f.type === "request_permission")).toHaveLength(0);
+  });
+});
+
+describe("Comma protocol: run_command approval", () => {
+  const toolResults = (c: CommaClient, runId: string) => c.ofRun(runId).filter(isStream(runId, "tool-result")).map((f) => streamOf(f) as unknown as { output: string });
+  const echo = (name: string, extra = "") =>
+    strategy(name, `name: ${name}\nversion: "1.0"\n${extra}agents:\n  sh: {model: ${MODEL}, tools: [run_command], systemPrompt: 'USE_TOOL[run_command]{"command":"echo approved"}'}\nflow: {type: sequential, steps: [{agent: sh}]}\n`);
+
+  it("a strategy's permissions make every command ask; the answer decides", async () => {
+    const c = await connect();
+    const runId = await startRun(c, echo("ask-commands", "permissions: {run_command: ask}\n"), "run it");
+    const ask = await c.waitFor((f) => f.runId === runId && f.type === "request_permission");
+    expect(ask).toMatchObject({ operation: "fs.exec", toolName: "run_command", resource: "echo approved", reason: "policy-ask" });
+    c.send({ type: "permission_decision", runId, permissionRequestId: ask.requestId, decision: "allow" });
+    await c.waitFor(ended(runId));
+    expect(toolResults(c, runId)[0]!.output).toMatch(/^Ran `echo approved` in .* \(\d+ms\)\.\n\nSTATUS: SUCCESS — exit code 0\n\nSTDOUT:\napproved\n$/);
+    // on the timeline: the command, decided by a human
+    const ran = (await t.client.runs.timeline.query({ runId })).events.find((e: { type: string }) => e.type === "run.command_ran");
+    expect(ran).toMatchObject({ payload: { command: "echo approved", decision: "human", exitCode: 0 } });
+  });
+
+  it("SWITCHYARD_RUN_COMMAND=ask makes every command ask on that server", async () => {
+    const strict = await startTestServer({ env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "k", SWITCHYARD_RUN_COMMAND: "ask" } });
+    const c = await CommaClient.connect(strict.url);
+    try {
+      const prepared = await c.request({ type: "prepare_run", strategyPath: echo("server-ask"), cwd });
+      const runId = prepared.runId as string;
+      c.send({ type: "start_run", runId, input: "go" });
+      const ask = await c.waitFor((f) => f.runId === runId && f.type === "request_permission");
+      c.send({ type: "permission_decision", runId, permissionRequestId: ask.requestId, decision: "deny" });
+      await c.waitFor(ended(runId));
+      expect(toolResults(c, runId)[0]!.output).toBe('command.execute access denied by user for "echo approved".');
+    } finally {
+      c.close();
+      await strict.stop();
+      removeHome(strict.home);
+    }
   });
 });
 

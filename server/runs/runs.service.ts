@@ -1,21 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { isAbsolute, resolve } from "node:path";
-import { desc, eq } from "drizzle-orm";
+import { resolve } from "node:path";
 import type { BusEvent } from "../../shared/events";
 import type { PendingRequest, PermissionDecision, RunSummary } from "../../shared/runs";
-import type { Strategy } from "../../shared/strategy";
 import type { Db } from "../db/client";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import { resolveStrategyPath } from "../strategies/discovery";
-import { flowGraph } from "../strategies/flow-graph";
 import { loadStrategyFile } from "../strategies/loader";
 import { callAgent, type AgentCallDeps } from "./agent-call";
 import { FlowExecutor } from "./flow-executor";
-import { RunCancelledError, RunState, type PolicyPort } from "./run-state";
-import { runs } from "./runs.sql";
-import { agentRecords, humanInputs, lastSegment, readRunEvents } from "./timeline";
+import { RunLifecycle, type RunEnd } from "./run-lifecycle";
+import { recoverRuns } from "./run-recovery";
+import { inMemorySummary, runDetail, runSummary } from "./run-views";
+import { RunCancelledError, RunState, type RunConfig, type PolicyPort } from "./run-state";
+import { agentRecords, humanInputs, readRunEvents } from "./timeline";
 
 export type RunsDeps = AgentCallDeps & {
   db: Db;
@@ -37,14 +36,18 @@ const KEEP_FINISHED = 100;
 /**
  * Strategy runs: prepare, start, continue, stop, steer, answer. One engine behind the Comma
  * protocol and tRPC; every change is an event under scope runId (the durable timeline), and the
- * `runs` table is the listing projection of each run's latest segment.
+ * `runs` table is the listing projection of each run's latest segment, written by RunLifecycle
+ * alone (with the event of each move, in one transaction).
  */
 export class RunsService {
   private readonly active = new Map<string, RunState>();
+  private readonly lifecycle: RunLifecycle;
   /** Set on shutdown: interrupted segments are left for recover() at the next start. */
   private closing = false;
 
-  constructor(private readonly deps: RunsDeps) {}
+  constructor(private readonly deps: RunsDeps) {
+    this.lifecycle = new RunLifecycle(deps.db, deps.bus);
+  }
 
   /** Where frames of runs that are not persisted go (the protocol layer sets it). */
   setEphemeralSink(sink: NonNullable<RunsDeps["onEphemeral"]>): void {
@@ -85,21 +88,9 @@ export class RunsService {
         throw fail("PREPARE_FAILED", (err as Error).message);
       }
     }
-    const run = new RunState(
-      { runId: input.runId ?? randomUUID(), strategy: loaded.strategy, strategyPath: loaded.path, cwd, manifestPath, modelOverride, ...(input.budget ? { budget: input.budget } : {}) },
-      this.deps.bus,
-      this.deps.createPolicy(cwd),
-    );
-    run.warnings = loaded.warnings.map((w) => ({ path: w.path, message: w.message }));
-    if (row) {
-      run.continuation = true;
-      run.segment = row.segment;
-      for (const record of agentRecords(readRunEvents(this.deps.bus.store, run.runId))) {
-        const list = run.history.get(record.agentName) ?? [];
-        list.push(record);
-        run.history.set(record.agentName, list);
-      }
-    }
+    const warnings = loaded.warnings.map((w) => ({ path: w.path, message: w.message }));
+    const run = this.createRun({ runId: input.runId ?? randomUUID(), strategy: loaded.strategy, strategyPath: loaded.path, cwd, manifestPath, modelOverride, warnings, ...(input.budget ? { budget: input.budget } : {}) });
+    if (row) run.preparedFrom(row.segment, agentRecords(readRunEvents(this.deps.bus.store, run.runId)));
     this.remember(run);
     return { run, attached: false };
   }
@@ -129,41 +120,7 @@ export class RunsService {
   }
 
   private async launch(run: RunState, input: string, requestId: string | undefined, continuation: boolean): Promise<void> {
-    run.beginSegment(requestId);
-    run.startedAt = Date.now();
-    run.completedAt = undefined;
-    const c = run.config;
-    const values = {
-      cwd: c.cwd,
-      strategyName: c.strategy.name,
-      strategyPath: c.strategyPath,
-      status: "running" as const,
-      segment: run.segment,
-      startedAt: run.startedAt,
-      completedAt: null,
-      modelOverride: c.modelOverride ?? null,
-      manifestPath: c.manifestPath ?? null,
-      input,
-      result: null,
-      errorCode: null,
-      errorMessage: null,
-      promptTokens: 0,
-      completionTokens: 0,
-    };
-    this.deps.db.insert(runs).values({ id: run.runId, ...values }).onConflictDoUpdate({ target: runs.id, set: values }).run();
-    await run.emit("run.started", {
-      segment: run.segment,
-      strategyPath: c.strategyPath,
-      strategyName: c.strategy.name,
-      cwd: c.cwd,
-      agents: Object.keys(c.strategy.agents),
-      flowTree: c.strategy.flow as unknown as Record<string, unknown>,
-      initialInput: input,
-      manifestPath: c.manifestPath,
-      modelOverride: c.modelOverride,
-      continuation,
-      requestId,
-    });
+    await this.lifecycle.transition(run, { event: continuation ? "continue" : "start", input, requestId });
     for (const w of run.warnings) await run.emit("run.warning", w);
     this.execute(run, input);
   }
@@ -172,38 +129,24 @@ export class RunsService {
   private execute(run: RunState, input: string): void {
     const executor = new FlowExecutor(run, (agentName, text, stepKey) => callAgent(run, this.deps, agentName, text, stepKey));
     const segment = run.segment;
-    run.finished = executor.execute(run.config.strategy.flow, input).then(
-      (out) => this.finish(run, segment, { status: "completed", result: out.text }),
-      (err: unknown) => {
-        if (err instanceof RunCancelledError || run.signal.aborted) return this.finish(run, segment, { status: "cancelled", error: { code: "CANCELLED", message: "Run cancelled" } });
-        const message = this.deps.log ? String((err as Error)?.message ?? err) : String(err);
-        this.deps.log.warn({ runId: run.runId, err: message }, "run failed");
-        const code = err instanceof DomainError && err.code === "BUDGET_EXCEEDED" ? err.code : "EXECUTION_ERROR";
-        return this.finish(run, segment, { status: "error", error: { code, message } });
-      },
+    run.executing(
+      executor.execute(run.config.strategy.flow, input).then(
+        (out) => this.finish(run, segment, { event: "complete", result: out.text, flowUsage: out.usage }),
+        (err: unknown) => {
+          if (err instanceof RunCancelledError || run.signal.aborted) return this.finish(run, segment, { event: "cancel", error: { code: "CANCELLED", message: "Run cancelled by client" } });
+          const message = String((err as Error)?.message ?? err);
+          this.deps.log.warn({ runId: run.runId, err: message }, "run failed");
+          const code = err instanceof DomainError && err.code === "BUDGET_EXCEEDED" ? err.code : "EXECUTION_ERROR";
+          return this.finish(run, segment, { event: "fail", error: { code, message } });
+        },
+      ),
     );
   }
 
-  private async finish(run: RunState, segment: number, end: { status: "completed" | "error" | "cancelled"; result?: string; error?: { code: string; message: string } }) {
+  /** The segment's one run.completed (and its row): not when a newer segment began, nor on shutdown. */
+  private async finish(run: RunState, segment: number, end: RunEnd): Promise<void> {
     if (run.segment !== segment || run.status !== "running" || this.closing) return;
-    run.status = end.status;
-    run.completedAt = Date.now();
-    run.cancel("Run finished");
-    this.deps.db
-      .update(runs)
-      .set({
-        status: end.status,
-        completedAt: run.completedAt,
-        result: end.result ?? null,
-        errorCode: end.error?.code ?? null,
-        errorMessage: end.error?.message ?? null,
-        promptTokens: run.usage.promptTokens,
-        completionTokens: run.usage.completionTokens,
-        costUsd: Math.round(run.spent.usd * 1e6) / 1e6,
-      })
-      .where(eq(runs.id, run.runId))
-      .run();
-    await run.emit("run.completed", { segment, status: end.status, result: end.result, usage: { ...run.usage }, error: end.error, requestId: run.requestId }).catch(() => {});
+    await this.lifecycle.transition(run, end).catch(() => {});
   }
 
   /** Stop a run: a prepared one is released, a running one aborted (CANCELLED exactly once). */
@@ -215,8 +158,8 @@ export class RunsService {
     }
     if (run.status === "pending") {
       this.active.delete(runId);
-      run.status = "cancelled";
-      this.deps.onEphemeral?.(runId, { type: "strategy_error", runId, error: { code: "CANCELLED", message: "Run cancelled" } });
+      await this.lifecycle.transition(run, { event: "cancel", error: { code: "CANCELLED", message: "Run cancelled by client" } });
+      this.deps.onEphemeral?.(runId, { type: "strategy_error", runId, error: { code: "CANCELLED", message: "Run cancelled by client" } });
       return;
     }
     if (run.status !== "running") return;
@@ -227,7 +170,7 @@ export class RunsService {
   async steer(runId: string, text: string): Promise<void> {
     const run = this.active.get(runId);
     if (!run || run.status !== "running") throw fail("RUN_NOT_STEERABLE", `Run ${runId} is not running${run ? ` (${run.status})` : ""}: only a running run can be steered`, "CONFLICT");
-    run.steerQueue.push(text);
+    run.queueSteering(text);
     await run.emit("run.steer_queued", { text });
   }
 
@@ -260,30 +203,12 @@ export class RunsService {
   }
 
   list(filter: { cwd?: string } = {}): RunSummary[] {
-    const q = this.deps.db.select().from(runs);
-    const rows = (filter.cwd ? q.where(eq(runs.cwd, resolve(filter.cwd))) : q).orderBy(desc(runs.startedAt)).all();
-    return rows.map((r) => ({
-      runId: r.id,
-      cwd: r.cwd,
-      strategyName: r.strategyName,
-      strategyPath: r.strategyPath,
-      startedAt: new Date(r.startedAt).toISOString(),
-      completedAt: r.completedAt ? new Date(r.completedAt).toISOString() : null,
-      status: r.status,
-      usage: r.status === "running" && this.active.get(r.id) ? { ...this.active.get(r.id)!.usage } : { promptTokens: r.promptTokens, completionTokens: r.completionTokens },
-      costUsd: r.status === "running" && this.active.get(r.id) ? this.active.get(r.id)!.spent.usd : (r.costUsd ?? undefined),
-    }));
+    return this.lifecycle.rows(filter.cwd ? resolve(filter.cwd) : undefined).map((row) => runSummary(row, this.active.get(row.id)));
   }
 
   /** Runs held in memory, as list_strategies reports them. */
   listInMemory() {
-    return [...this.active.values()].map((r) => ({
-      runId: r.runId,
-      strategyName: r.config.strategy.name,
-      status: r.status,
-      startedAt: new Date(r.startedAt).toISOString(),
-      ...(r.completedAt ? { completedAt: new Date(r.completedAt).toISOString() } : {}),
-    }));
+    return [...this.active.values()].map(inMemorySummary);
   }
 
   /** One run: its listing row, live state and what it waits on. */
@@ -291,30 +216,7 @@ export class RunsService {
     const row = this.row(runId);
     const run = this.active.get(runId);
     if (!row && !run) throw fail("RUN_NOT_FOUND", `Run not found: ${runId}`, "NOT_FOUND");
-    const strategy = run?.config.strategy;
-    const first = strategy ? undefined : this.deps.bus.store.readAfter(0, { kind: "run", id: runId }, 1)[0];
-    const startedPayload = first?.type === "run.started" ? first.payload : undefined;
-    const flow = (strategy?.flow ?? startedPayload?.flowTree ?? null) as Strategy["flow"] | null;
-    return {
-      runId,
-      status: run?.status ?? row!.status,
-      segment: run?.segment ?? row!.segment,
-      cwd: run?.config.cwd ?? row!.cwd,
-      strategyName: strategy?.name ?? row!.strategyName,
-      strategyPath: run?.config.strategyPath ?? row!.strategyPath,
-      modelOverride: run?.config.modelOverride ?? row?.modelOverride ?? null,
-      startedAt: row ? new Date(row.startedAt).toISOString() : null,
-      completedAt: row?.completedAt ? new Date(row.completedAt).toISOString() : null,
-      input: row?.input ?? null,
-      result: row?.result ?? null,
-      error: row?.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
-      usage: run && run.status === "running" ? { ...run.usage } : { promptTokens: row?.promptTokens ?? 0, completionTokens: row?.completionTokens ?? 0 },
-      pendingRequests: run?.pendingRequests() ?? [],
-      agents: strategy ? Object.keys(strategy.agents) : (startedPayload?.agents ?? []),
-      flowTree: flow,
-      graph: flow ? flowGraph({ flow } as Strategy) : null,
-      warnings: run?.warnings ?? [],
-    };
+    return runDetail(runId, row, run, this.deps.bus.store);
   }
 
   /** Every open input, question and permission request of the live runs (for the inbox). */
@@ -328,7 +230,7 @@ export class RunsService {
   }
 
   row(runId: string) {
-    return this.deps.db.select().from(runs).where(eq(runs.id, runId)).get();
+    return this.lifecycle.row(runId);
   }
 
   timeline(runId: string, afterId = 0, limit = 1000): BusEvent[] {
@@ -344,74 +246,29 @@ export class RunsService {
     }
   }
 
-  /**
-   * On server start: a run whose segment was waiting on a human resumes waiting (its completed
-   * steps are not run again); any other interrupted segment ends with error INTERRUPTED and stays
-   * continuable. No run is left "running".
-   */
-  async recover(): Promise<{ resumed: string[]; interrupted: string[] }> {
-    const resumed: string[] = [];
-    const interrupted: string[] = [];
-    for (const row of this.deps.db.select().from(runs).where(eq(runs.status, "running")).all()) {
-      const events = readRunEvents(this.deps.bus.store, row.id);
-      const seg = lastSegment(events);
-      if (seg.completed && seg.completed.payload.segment === row.segment) {
-        const p = seg.completed.payload;
-        this.deps.db.update(runs).set({ status: p.status, completedAt: Date.parse(seg.completed.ts), errorCode: p.error?.code ?? null, errorMessage: p.error?.message ?? null }).where(eq(runs.id, row.id)).run();
-        continue;
-      }
-      // waiting for a human, or in a CLI step whose agent runs on detached: the run goes on
-      const cliStepOpen = [...seg.memo.cliAgents.keys()].some((stepKey) => !seg.memo.steps.has(stepKey));
-      if (seg.started && (seg.memo.openRequests.size > 0 || cliStepOpen) && (await this.resumeWaiting(row, seg, events))) {
-        resumed.push(row.id);
-        continue;
-      }
-      const error = { code: "INTERRUPTED", message: "The server stopped while this run was running; it can be continued (continue_run)" };
-      this.deps.db.update(runs).set({ status: "error", completedAt: Date.now(), errorCode: error.code, errorMessage: error.message }).where(eq(runs.id, row.id)).run();
-      await this.deps.bus.publish("run.completed", { segment: row.segment, status: "error", error, requestId: seg.started?.payload.requestId }, { runId: row.id });
-      interrupted.push(row.id);
-    }
-    return { resumed, interrupted };
+  /** On server start: waiting segments resume, the others end INTERRUPTED (run-recovery.ts). */
+  recover(): Promise<{ resumed: string[]; interrupted: string[] }> {
+    return recoverRuns({
+      lifecycle: this.lifecycle,
+      store: this.deps.bus.store,
+      log: this.deps.log,
+      createRun: (config) => this.createRun(config),
+      adopt: (run, input) => {
+        this.remember(run);
+        this.execute(run, input);
+      },
+    });
   }
 
-  private async resumeWaiting(row: typeof runs.$inferSelect, seg: ReturnType<typeof lastSegment>, events: BusEvent[]): Promise<boolean> {
-    const started = seg.started!.payload;
-    let loaded;
-    try {
-      loaded = await loadStrategyFile(isAbsolute(started.strategyPath) ? started.strategyPath : resolve(started.cwd, started.strategyPath), { cwd: started.cwd });
-    } catch (err) {
-      this.deps.log.warn({ runId: row.id, err: String(err) }, "cannot reload the strategy of a waiting run");
-      return false;
-    }
-    const run = new RunState(
-      { runId: row.id, strategy: loaded.strategy, strategyPath: loaded.path, cwd: started.cwd, manifestPath: started.manifestPath, modelOverride: started.modelOverride },
-      this.deps.bus,
-      this.deps.createPolicy(started.cwd),
-    );
-    run.segment = row.segment - 1;
-    run.beginSegment(started.requestId);
-    run.memo = seg.memo;
-    run.usage.promptTokens = seg.usage.promptTokens;
-    run.usage.completionTokens = seg.usage.completionTokens;
-    run.startedAt = row.startedAt;
-    for (const record of agentRecords(events)) {
-      const list = run.history.get(record.agentName) ?? [];
-      list.push(record);
-      run.history.set(record.agentName, list);
-    }
-    this.remember(run);
-    this.execute(run, started.initialInput ?? "");
-    return true;
+  private createRun(config: RunConfig): RunState {
+    return new RunState(config, this.deps.bus, this.deps.createPolicy(config.cwd));
   }
 
   /** Stop everything (server shutdown): runs end as they are; recover() picks them up. */
   async shutdown(): Promise<void> {
     this.closing = true;
     const running = [...this.active.values()].filter((r) => r.status === "running");
-    for (const run of running) {
-      run.serverStopping = true;
-      run.cancel("Server shutting down");
-    }
+    for (const run of running) run.stopForShutdown();
     await Promise.all(running.map((r) => r.finished?.catch(() => {})));
   }
 }

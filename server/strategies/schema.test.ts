@@ -37,7 +37,7 @@ describe("the Strategy schema (the wire contract)", () => {
     const nested = { ...doc, flow: { ...doc.flow, steps: [{ agent: "u" }, { type: "broadcast", steps: [{ agent: "a", colour: "red" }] }] } };
     expect(Strategy.safeParse(nested).success).toBe(false);
     const top = Strategy.safeParse({ ...doc, extra: 1 });
-    expect(top.error?.issues[0]?.message).toMatch(/^unknown key "extra" \(allowed: name, version, description, budget, agents, flow\)$/);
+    expect(top.error?.issues[0]?.message).toMatch(/^unknown key "extra" \(allowed: name, version, description, budget, permissions, agents, flow\)$/);
   });
 
   it("tells agent kinds apart", () => {

@@ -63,7 +63,7 @@ describe("read_file", () => {
   it("a read outside the cwd asks first (request_permission before the tool call); denied is a normal output", async () => {
     const denied = testContext(cwd, { answer: "deny" });
     const out = await toolRunner(denied, ["read_file"])("read_file", { path: "../outside.txt" });
-    expect(out).toBe(`Access denied: read_file may not read ${join(root, "outside.txt")} (the user denied it). Do not retry this; continue without it or ask the user.`);
+    expect(out).toBe(`fs.read access denied by user for "${join(root, "outside.txt")}".`);
     expect(denied.recorded.events.map((e) => e.kind)).toEqual(["permission", "tool-call"]);
     expect(denied.recorded.events[0]).toEqual({
       kind: "permission",

@@ -17,26 +17,30 @@ export type GuardedToolSpec<I> = {
   inputSchema: z.ZodType<I>;
   /** What the call touches; may throw (bad input), which becomes the tool's error. */
   access(input: I): Access[];
-  run(input: I, signal: AbortSignal): Promise<string>;
+  /** `asked`: a human allowed the call (else the policy let it through without asking). */
+  run(input: I, signal: AbortSignal, asked: boolean): Promise<string>;
 };
 
-const VERBS: Record<PermissionOperation, string> = { "fs.read": "read", "fs.write": "write", "fs.exec": "run" };
+/** The access as the reference names it in its denials: commands are `command.execute`. */
+const ACCESS_NAMES: Record<PermissionOperation, string> = { "fs.read": "fs.read", "fs.write": "fs.write", "fs.exec": "command.execute" };
 
-export function deniedMessage(toolName: string, access: Access, by: "policy" | "user"): string {
-  const who = by === "user" ? "the user denied it" : "the permission policy denies it";
-  return `Access denied: ${toolName} may not ${VERBS[access.operation]} ${access.resource} (${who}). Do not retry this; continue without it or ask the user.`;
+/** The tool output of a denied call, in the reference's words: `fs.read access denied by user for "/x".` */
+export function deniedMessage(access: Access, by: "policy" | "user"): string {
+  return `${ACCESS_NAMES[access.operation]} access denied${by === "user" ? " by user" : ""} for ${JSON.stringify(access.resource)}.`;
 }
 
 /** Settles every access in order; the first denial ends it. */
-async function authorize(ctx: ToolContext, toolName: string, accesses: Access[]): Promise<string | undefined> {
+async function authorize(ctx: ToolContext, toolName: string, accesses: Access[]): Promise<{ denied?: string; asked: boolean }> {
+  let asked = false;
   for (const access of accesses) {
-    const decision = ctx.policy.decide({ tool: toolName, operation: access.operation, resource: access.resource });
-    if (decision === "deny") return deniedMessage(toolName, access, "policy");
+    const decision = ctx.policy.decide({ tool: toolName, operation: access.operation, resource: access.resource }, ctx.commands);
+    if (decision === "deny") return { denied: deniedMessage(access, "policy"), asked };
     if (decision === "allow") continue;
+    asked = true;
     const answer = await ctx.requestPermission({ toolName, operation: access.operation, resource: access.resource, reason: "policy-ask", details: access.details });
-    if (answer !== "allow") return deniedMessage(toolName, access, "user");
+    if (answer !== "allow") return { denied: deniedMessage(access, "user"), asked };
   }
-  return undefined;
+  return { asked };
 }
 
 export function throwIfAborted(signal: AbortSignal): void {
@@ -49,16 +53,17 @@ export function guardedTool<I>(ctx: ToolContext, toolName: string, spec: Guarded
     inputSchema: spec.inputSchema,
     execute: async (input, options) => {
       const signal = options.abortSignal ? AbortSignal.any([ctx.signal, options.abortSignal]) : ctx.signal;
-      let denied: string | undefined;
+      let verdict: { denied?: string; asked: boolean };
       try {
+        await ctx.streamedUpTo?.(options.toolCallId);
         throwIfAborted(signal);
-        denied = await authorize(ctx, toolName, spec.access(input));
+        verdict = await authorize(ctx, toolName, spec.access(input));
       } finally {
         ctx.onToolCall?.({ toolCallId: options.toolCallId, toolName, args: JSON.stringify(input) });
       }
-      if (denied !== undefined) return denied;
+      if (verdict.denied !== undefined) return verdict.denied;
       throwIfAborted(signal);
-      return spec.run(input, signal);
+      return spec.run(input, signal, verdict.asked);
     },
   });
 }

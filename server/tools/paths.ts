@@ -9,7 +9,7 @@ export type WorkspacePath = {
   abs: string;
   /** With symlinks of its existing part resolved: what the policy decides on. */
   real: string;
-  /** For messages: relative to the cwd when inside it, else absolute. */
+  /** For messages: relative to the cwd (`notes.txt`, `../other/x`) unless given as an absolute path. */
   display: string;
 };
 
@@ -35,7 +35,8 @@ export function resolveWorkspacePath(cwd: string, input: string): WorkspacePath 
   if (input.trim() === "") throw new Error("path is empty; give a path relative to the workspace (e.g. \".\")");
   const expanded = input === "~" || input.startsWith("~/") ? join(homedir(), input.slice(1)) : input;
   const abs = resolve(cwd, expanded);
-  return { abs, real: realpathLoose(abs), display: relativeInside(resolve(cwd), abs) ?? abs };
+  const display = relativeInside(resolve(cwd), abs) ?? (isAbsolute(expanded) ? abs : relative(resolve(cwd), abs).split(sep).join("/"));
+  return { abs, real: realpathLoose(abs), display };
 }
 
 /** How a path is shown relative to the cwd (absolute when outside). */

@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { PermissionOperation } from "../../shared/runs";
+import { deniedCommand } from "./command-deny-list";
 import { globToRegExp, matchPath } from "./glob-match";
 
 /**
@@ -11,7 +12,13 @@ import { globToRegExp, matchPath } from "./glob-match";
  * (paths relative to the cwd, or absolute; for run_command, patterns over the command line) and a
  * `default`. Deciding: a session decision for the identical call wins; then any matching `deny`
  * (tool or `*`), then any matching `allow`; then the tool's default, the `*` default, and last the
- * built-in default: inside the cwd allow, outside ask; run_command ask.
+ * built-in default: inside the cwd allow, outside ask.
+ *
+ * run_command (fs.exec) as the reference does it, and a little safer: a command on the deny-list
+ * (`command-deny-list.ts`) is refused before anything else and cannot be allowed; then the rules
+ * above; then a command matching an approval pattern asks; the rest runs without asking, unless
+ * commands are set to ask (SWITCHYARD_RUN_COMMAND=ask, or the strategy's `permissions`). The
+ * deny-list is not a sandbox: it stops accidents, not an adversary.
  */
 
 export type PolicyMode = "read" | "write";
@@ -24,10 +31,10 @@ export type PolicySnapshot = Record<string, ToolPolicy>;
 export type PolicyUpdate = { tool?: string; mode: PolicyMode; allow?: string[]; deny?: string[]; default?: PolicyDecision };
 export type PermissionQuery = { tool: string; operation: PermissionOperation; resource: string };
 export type SessionDecision = "allow-session" | "deny-session";
+/** How commands without a rule of their own are decided (server setting and strategy permissions). */
+export type CommandRules = { askAll?: boolean; askPatterns?: readonly string[] };
 
 export const ALL_TOOLS = "*";
-
-const BUILT_IN_RULES: PolicySnapshot = { run_command: { write: { default: "ask" } } };
 
 export function modeOf(operation: PermissionOperation): PolicyMode {
   return operation === "fs.read" ? "read" : "write";
@@ -52,7 +59,7 @@ export class PermissionPolicy {
 
   constructor(cwd: string, rules: PolicySnapshot = {}) {
     this.cwd = realCwd(cwd);
-    this.rules = clone(BUILT_IN_RULES);
+    this.rules = {};
     for (const [tool, policy] of Object.entries(rules)) {
       for (const mode of ["read", "write"] as const) {
         const rule = policy[mode];
@@ -67,7 +74,8 @@ export class PermissionPolicy {
     return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
   }
 
-  decide(query: PermissionQuery): PolicyDecision {
+  decide(query: PermissionQuery, commands: CommandRules = {}): PolicyDecision {
+    if (query.operation === "fs.exec" && deniedCommand(query.resource)) return "deny";
     const remembered = this.session.get(sessionKey(query));
     if (remembered) return remembered;
     const mode = modeOf(query.operation);
@@ -75,9 +83,10 @@ export class PermissionPolicy {
     const matches = (patterns: string[] | undefined) => (patterns ?? []).some((p) => this.matches(p, query));
     if (layers.some((rule) => matches(rule.deny))) return "deny";
     if (layers.some((rule) => matches(rule.allow))) return "allow";
+    if (query.operation === "fs.exec" && (commands.askPatterns ?? []).some((p) => this.matches(p, query))) return "ask";
     const configured = layers.find((rule) => rule.default !== undefined)?.default;
     if (configured) return configured;
-    if (query.operation === "fs.exec") return "ask";
+    if (query.operation === "fs.exec") return commands.askAll ? "ask" : "allow";
     return this.isInside(query.resource) ? "allow" : "ask";
   }
 

@@ -1,5 +1,5 @@
 import type { PermissionOperation } from "../../shared/runs";
-import type { PermissionPolicy } from "./policy";
+import type { CommandRules, PermissionPolicy } from "./policy";
 
 /** What a built-in tool needs from the engine that runs it (one per agent call). */
 
@@ -15,6 +15,18 @@ export type PermissionRequest = {
 export type QuestionRequest = { toolName: string; question: string };
 
 export type ToolCallNotice = { toolCallId: string; toolName: string; /** The input as a JSON string. */ args: string };
+
+export type CommandNotice = {
+  command: string;
+  /** Absolute working directory the command ran in. */
+  cwd: string;
+  /** Ran because the policy allows it without asking, or because a human allowed it. */
+  decision: "policy" | "human";
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+};
 
 export type MutationNotice = { toolName: string; operation: "fs.write"; /** Absolute path. */ path: string; details?: Record<string, unknown> };
 
@@ -33,4 +45,12 @@ export type ToolContext = {
   onToolCall?(call: ToolCallNotice): void;
   /** Called after a write tool changed the file system. */
   onMutation?(mutation: MutationNotice): void;
+  /** Resolves once what the agent streamed before this tool call is out (the engine's stream reader reached it). */
+  streamedUpTo?(toolCallId: string): Promise<void>;
+  /** Called after run_command ran a command (so every command is on the run's timeline). */
+  onCommand?(command: CommandNotice): void;
+  /** How commands without a policy rule are decided (SWITCHYARD_RUN_COMMAND, the strategy's permissions). */
+  commands?: CommandRules;
+  /** True for a value that holds a secret the server knows (API keys, tokens, account credentials). */
+  isSecret?(value: string): boolean;
 };

@@ -1,22 +1,24 @@
 import type { WebSocket } from "ws";
 import { ClientMessage } from "../../shared/comma";
 import type { BusEvent } from "../../shared/events";
+import type { Flow } from "../../shared/strategy";
 import { isDomainError } from "../errors";
 import type { Logger } from "../log";
-import { frameOf, type Frame } from "../runs/frames";
+import { conversationOf, policyChain, type Frame } from "../runs/frames";
 import type { RunsService } from "../runs/runs.service";
+import { readRunEvents } from "../runs/timeline";
 import type { Services } from "../trpc/context";
+import { BroadcastOrder } from "./broadcast-order";
 import type { WsGateway } from "./gateway";
+import { availableModels, providerList, trashClear, trashList, type ModelsPort } from "./palette";
 
 /**
  * The Comma Agents daemon protocol on `/ws`: framing (`ts` on every frame, PARSE_ERROR,
  * VALIDATION_ERROR, INTERNAL_ERROR; the connection stays open), run subscriptions (silent, live
- * only) fed from the bus through `frameOf`, and one handler per client message.
+ * only) fed from the bus through `frameOf` (broadcast branches in declaration order, see
+ * broadcast-order.ts), and one handler per client message. Every frame is typed by shared/comma.ts.
  */
-export type ModelsPort = {
-  list(): Array<{ id: string; provider: string; label?: string; contextWindow: number; available: boolean }>;
-  providers(): Array<{ id: string; name?: string; configured: boolean }>;
-};
+export type { ModelsPort } from "./palette";
 
 export type CommaDeps = { services: Services; log: Logger; runs: RunsService; models?: ModelsPort };
 
@@ -42,6 +44,9 @@ class Subscriptions {
   removeSocket(s: WebSocket) {
     for (const set of this.byRun.values()) set.delete(s);
   }
+  following(runId: string): boolean {
+    return (this.byRun.get(runId)?.size ?? 0) > 0;
+  }
   has(runId: string, s: WebSocket) {
     return this.byRun.get(runId)?.has(s) ?? false;
   }
@@ -55,12 +60,13 @@ class Subscriptions {
 
 export function attachCommaProtocol(ws: WsGateway, deps: CommaDeps): void {
   const subs = new Subscriptions();
-  deps.services.bus.on("*", (event: BusEvent) => {
-    const runId = event.scope.runId;
-    if (!runId) return;
-    const frame = frameOf(event);
-    if (frame) subs.send(runId, frame);
-  });
+  const order = new BroadcastOrder(
+    (runId) => deps.runs.inMemory(runId)?.config.strategy.flow as Flow | undefined,
+    (runId, frame) => subs.send(runId, frame),
+    undefined,
+    (runId) => subs.following(runId),
+  );
+  deps.services.bus.on("*", (event: BusEvent) => order.push(event));
   const ephemeral = (runId: string, frame: Frame) => subs.send(runId, frame);
 
   ws.onConnection((socket) => {
@@ -86,7 +92,7 @@ export function attachCommaProtocol(ws: WsGateway, deps: CommaDeps): void {
       });
     });
   });
-  deps.runs.setEphemeralSink(ephemeral);
+  deps.runs.setEphemeralSink((runId, frame) => ephemeral(runId, frame as Frame));
 }
 
 type Ctx = CommaDeps & { subs: Subscriptions; ephemeral: (runId: string, frame: Frame) => void };
@@ -101,7 +107,8 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
       const { run } = await runs.prepare({ runId: m.runId, strategyPath: m.strategyPath, modelOverride: m.modelOverride, cwd: m.cwd, manifestPath: m.manifestPath });
       ctx.subs.add(run.runId, socket);
       const s = run.config.strategy;
-      return reply(socket, { type: "run_prepared", runId: run.runId, strategyName: s.name, agents: Object.keys(s.agents), flowTree: s.flow, conversation: runs.conversation(run), mcpServers: [] }, rid);
+      const conversation = conversationOf(readRunEvents(ctx.services.bus.store, run.runId));
+      return reply(socket, { type: "run_prepared", runId: run.runId, strategyName: s.name, agents: Object.keys(s.agents), flowTree: s.flow as unknown as Record<string, unknown>, conversation, mcpServers: [] }, rid);
     }
     case "start_run":
       await runs.start(m.runId, m.input, rid);
@@ -120,7 +127,10 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
       ctx.subs.remove(m.runId, socket);
       return;
     case "list_runs":
-      return reply(socket, { type: "run_list", runs: runs.list({ cwd: m.cwd }).map(({ usage: _usage, costUsd: _cost, ...run }) => run) }, rid);
+      return reply(socket, {
+        type: "run_list",
+        runs: runs.list({ cwd: m.cwd }).map((r) => ({ runId: r.runId, cwd: r.cwd, strategyName: r.strategyName, strategyPath: r.strategyPath, startedAt: r.startedAt, completedAt: r.completedAt, status: r.status })),
+      }, rid);
     case "list_strategies":
       return reply(socket, { type: "strategy_list", runs: runs.listInMemory() }, rid);
     case "user_input": {
@@ -143,40 +153,42 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
     }
     case "update_policy": {
       const run = runs.inMemory(m.runId);
-      const policies = await runs.updatePolicy(m.runId, { tool: m.tool, mode: m.mode, allow: m.allow, deny: m.deny, default: m.default }, rid);
-      // a subscriber of a started run gets the frame from the event; answer the others directly
-      if (run?.status === "pending" || !ctx.subs.has(m.runId, socket)) reply(socket, { type: "policy_updated", runId: m.runId, tool: m.tool ?? "*", policies }, rid);
+      const policies = await runs.updatePolicy(m.runId, { tool: m.tool, mode: m.mode, allow: m.allow, deny: m.deny, default: m.default });
+      // as the reference: to the run's subscribers, no requestId (a started run's comes from its
+      // event); a requester that does not follow the run gets it too
+      const frame: Frame = { type: "policy_updated", runId: m.runId, tool: m.tool ?? "*", policies: policyChain(m.tool ?? "*", policies) };
+      if (run?.status === "pending") ctx.subs.send(m.runId, frame);
+      if (!ctx.subs.has(m.runId, socket)) reply(socket, frame);
       return;
     }
     case "steer_run":
       await runs.steer(m.runId, m.text);
       return;
-    case "get_available_models": {
-      const models = (ctx.models?.list() ?? []).filter((x) => !m.modelId || x.id === m.modelId);
-      return reply(socket, { type: "available_models", models }, rid);
-    }
+    case "get_available_models":
+      return reply(socket, { type: "available_models", models: availableModels(ctx.models, m.modelId) }, rid);
     case "list_providers":
-      return reply(socket, { type: "provider_list", providers: ctx.models?.providers() ?? [] }, rid);
+      return reply(socket, { type: "provider_list", providers: providerList(ctx.models) }, rid);
     case "register_provider":
     case "unregister_provider":
-      return error(socket, "EXEC_FAILED", `Providers are configured on the server (environment variables or ${"<SWITCHYARD_HOME>/providers.json"}), not over the protocol`, rid);
+      return error(socket, "EXEC_FAILED", `Providers are configured on the server (environment variables or <SWITCHYARD_HOME>/providers.json), not over the protocol`, rid);
     case "set_credential":
-      return error(socket, "EXEC_FAILED", "Credentials are configured on the server (ANTHROPIC_API_KEY, OPENAI_API_KEY or accounts), not over the protocol", rid);
+      return error(socket, "EXEC_FAILED", "Credentials are configured on the server (ANTHROPIC_API_KEY, OPENAI_API_KEY or `yard account add`), not over the protocol", rid);
     case "list_mcp_servers":
       return reply(socket, { type: "mcp_server_list", servers: [] }, rid);
     case "update_mcp_server":
-      return error(socket, "MCP_UPDATE_FAILED", `MCP servers are not supported yet (server "${m.serverId}")`, rid);
+      return error(socket, "MCP_UPDATE_FAILED", `Switchyard runs no MCP servers for strategies (server "${m.serverId}")`, rid);
     case "trash_list":
-      return reply(socket, { type: "trash_list_result", entries: [] }, rid);
+      return reply(socket, { type: "trash_list_result", ...(await trashList(ctx.services.config.home)) }, rid);
     case "trash_clear":
-      return reply(socket, { type: "trash_clear_result", cleared: 0 }, rid);
+      return reply(socket, { type: "trash_clear_result", ...(await trashClear(ctx.services.config.home)) }, rid);
     case "trash_restore":
-      return error(socket, "NOT_FOUND", `Nothing in the trash at ${m.trashPath}`, rid);
+      return error(socket, "RESTORE_FAILED", `Archived worktrees are not restored over the protocol: copy what you need from ${m.trashPath}`, rid);
     case "hub_list":
-      return reply(socket, { type: "hub_packages", packages: [] }, rid);
+      return reply(socket, { type: "hub_packages", operation: "list", available: [], installed: [] }, rid);
+    case "hub_remove":
+      return reply(socket, { type: "hub_packages", operation: "remove", removed: false }, rid);
     case "hub_install":
     case "hub_update":
-    case "hub_remove":
-      return error(socket, "HUB_ERROR", `The strategy hub is not available in Switchyard (package "${m.name}")`, rid);
+      return error(socket, "HUB_ERROR", `Switchyard has no strategy hub: package "${m.name}" cannot be installed; put strategy files in the project's strategies folder instead`, rid);
   }
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentCallRecord, PendingRequest, PermissionDecision, RunError, StepResult, StreamEvent, Usage } from "../runs";
+import { AgentCallRecord, ContextUsage, PendingRequest, PermissionDecision, RunError, StepResult, StreamEvent, Usage } from "../runs";
 
 /**
  * Strategy-run events (scope: runId). Together they are the run's durable timeline; the Comma
@@ -27,7 +27,13 @@ export const RunEvents = {
   "run.step_started": z.object({ stepName: z.string(), message: z.string(), stepKey: z.string(), requestId }),
   "run.step_completed": z.object({ stepName: z.string(), result: StepResult, stepKey: z.string(), requestId }),
   "run.agent_streamed": z.object({ ...agentMeta, event: StreamEvent, requestId }),
-  "run.agent_output": z.object({ ...agentMeta, text: z.string(), usage: Usage, contextUsage: z.record(z.string(), z.unknown()).optional(), requestId }),
+  /**
+   * A step that is a flow (a nested sequential, broadcast or cycle) starts and ends; `stepName` is
+   * the flow's name. The Comma wire shows these for the top flow's own steps only, as the reference.
+   */
+  "run.flow_started": z.object({ stepName: z.string(), message: z.string(), stepKey: z.string(), requestId }),
+  "run.flow_completed": z.object({ stepName: z.string(), result: StepResult, stepKey: z.string(), requestId }),
+  "run.agent_output": z.object({ ...agentMeta, text: z.string(), usage: Usage, contextUsage: ContextUsage.optional(), requestId }),
   "run.agent_called": z.object({ record: AgentCallRecord }),
   "run.request_opened": z.object({ request: PendingRequest }),
   "run.request_answered": z.object({
@@ -67,8 +73,29 @@ export const RunEvents = {
     segment: z.number().int().positive(),
     status: z.enum(["completed", "error", "cancelled"]),
     result: z.string().optional(),
+    /** Every call of the segment (observers included): what budgets and costs count. */
     usage: Usage.optional(),
+    /**
+     * The flow's own result usage, as the Comma protocol reports it: the sum of its steps' results
+     * (a cycle's observer calls are not in it). Absent: same as usage.
+     */
+    flowUsage: Usage.optional(),
     error: RunError.optional(),
     requestId,
+  }),
+  /**
+   * run_command ran a command (the policy let it run without asking, or a human allowed it):
+   * every command is on the timeline, with how it was decided and how it ended.
+   */
+  "run.command_ran": z.object({
+    agentName: z.string(),
+    stepKey: z.string().optional(),
+    command: z.string(),
+    cwd: z.string(),
+    decision: z.enum(["policy", "human"]),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    timedOut: z.boolean(),
+    durationMs: z.number().int().nonnegative(),
   }),
 } as const;

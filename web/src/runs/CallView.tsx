@@ -2,7 +2,7 @@ import { memo, useState, type ReactNode } from "react";
 import { ChevronIcon, LockIcon, SteerIcon, ThinkingIcon, ToolIcon } from "../components/icons";
 import { Markdown } from "../components/Markdown";
 import { describeUsage, formatTokens } from "../lib/format";
-import type { AgentCall, RequestEntry, StreamItem, ToolItem } from "./run-model";
+import type { AgentCall, CommandItem, RequestEntry, StreamItem, ToolItem } from "./run-model";
 
 /** Beyond this many characters, a text shows its tail (the whole of it is one click away). */
 const MAX_SHOWN_CHARS = 60_000;
@@ -71,6 +71,8 @@ function ItemView({ item, streaming, requests }: { item: StreamItem; streaming: 
       return <ToolView item={item} />;
     case "request":
       return <RequestNote entry={requests[item.requestId]} />;
+    case "command":
+      return <CommandNote item={item} />;
     case "steer":
       return (
         <p className="flex items-start gap-1.5 rounded-md bg-sky-50 px-2.5 py-1.5 text-xs text-sky-800 dark:bg-sky-400/10 dark:text-sky-200">
@@ -129,6 +131,22 @@ function Labeled({ label, text }: { label: string; text: string }) {
       <div className="mb-0.5 text-[11px] font-medium tracking-wide text-zinc-500 uppercase">{label}</div>
       <pre className="max-h-72 overflow-auto rounded bg-white p-2 font-mono text-xs whitespace-pre-wrap text-zinc-800 ring-1 ring-zinc-200 ring-inset dark:bg-zinc-950 dark:text-zinc-200 dark:ring-zinc-800">{text || "(empty)"}</pre>
     </div>
+  );
+}
+
+function CommandNote({ item }: { item: CommandItem }) {
+  const ended = item.timedOut ? "timed out" : item.exitCode === null ? `killed (${item.signal ?? "signal"})` : `exit ${item.exitCode}`;
+  const ok = item.exitCode === 0 && !item.timedOut;
+  return (
+    <p data-testid="command-ran" data-decision={item.decision} className="flex items-start gap-1.5 rounded-md bg-zinc-50 px-2.5 py-1.5 text-xs text-zinc-700 dark:bg-zinc-400/10 dark:text-zinc-300">
+      <ToolIcon width={13} height={13} className="mt-px shrink-0" />
+      <span className="min-w-0">
+        <span className="font-medium">{item.decision === "policy" ? "Ran without asking:" : "Ran, allowed by you:"}</span> <code className="font-mono break-all">{item.command}</code>
+        <span className="text-zinc-500"> in {item.cwd}</span>
+        <span className={ok ? "text-emerald-600 dark:text-emerald-400" : "text-red-600 dark:text-red-400"}> · {ended}</span>
+        <span className="text-zinc-500"> · {item.durationMs} ms</span>
+      </span>
+    </p>
   );
 }
 

@@ -34,6 +34,16 @@ function pass(n: number): BusEvent[] {
 }
 
 describe("run model", () => {
+  it("every command run_command ran shows in its agent's call, with how it was decided and how it ended", () => {
+    const view = applyEvents(emptyRunView(), [
+      started(),
+      ev("run.step_started", { stepName: "a", message: "go", stepKey: "f.p1.0.0" }),
+      ev("run.agent_streamed", { agentName: "a", event: { type: "tool-call", toolCallId: "t1", toolName: "run_command", args: '{"command":"ls"}' } }),
+      ev("run.command_ran", { agentName: "a", stepKey: "f.p1.0.0", command: "ls", cwd: "/tmp", decision: "policy", exitCode: 0, signal: null, timedOut: false, durationMs: 4 }),
+    ]);
+    expect(view.calls.at(-1)!.items.at(-1)).toEqual({ kind: "command", command: "ls", cwd: "/tmp", decision: "policy", exitCode: 0, signal: null, timedOut: false, durationMs: 4 });
+  });
+
   it("derives node statuses, passes, streams and usage from the events", () => {
     const events = [started(), ...pass(1)];
     let view = applyEvents(emptyRunView(), events.slice(0, 6));

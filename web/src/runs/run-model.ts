@@ -28,7 +28,20 @@ export type StreamItem =
   | { kind: "thinking"; id: string; text: string; done: boolean }
   | ToolItem
   | { kind: "request"; requestId: string }
-  | { kind: "steer"; text: string };
+  | { kind: "steer"; text: string }
+  | CommandItem;
+
+/** A command run_command ran (without asking, or allowed by a human): every one is shown. */
+export type CommandItem = {
+  kind: "command";
+  command: string;
+  cwd: string;
+  decision: "policy" | "human";
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+};
 
 /** One call of one agent: a step (or an observer's turn), its input and what it streamed. */
 export type AgentCall = {
@@ -144,6 +157,10 @@ function applyEvent(view: RunView, event: BusEvent): RunView {
       return { ...view, steers: [...view.steers, { id: event.id, text: event.payload.text, at: event.ts }] };
     case "run.steer_applied":
       return steerApplied(view, event);
+    case "run.command_ran": {
+      const { agentName: _agent, stepKey: _step, ...command } = event.payload;
+      return updateLastCall(view, event.payload.agentName, (c) => ({ ...c, items: [...c.items, { kind: "command", ...command }] }));
+    }
     case "run.warning":
       return { ...view, warnings: [...view.warnings, { message: event.payload.message, path: event.payload.path }] };
     case "run.cli_agent": {
