@@ -43,7 +43,7 @@ const toUsage = (u: { inputTokens?: number; outputTokens?: number } | undefined)
 export async function callAgent(run: RunState, deps: AgentCallDeps, agentName: string, input: string, stepKey: string): Promise<StepOutput> {
   const agent = run.config.strategy.agents[agentName];
   if (!agent) throw new DomainError("EXECUTION_ERROR", `Unknown agent "${agentName}"`);
-  if (isUserAgent(agent)) return callUser(run, agentName, agent, stepKey);
+  if (isUserAgent(agent)) return callUser(run, agentName, agent, input, stepKey);
   if (isLlmAgent(agent)) return callLlm(run, deps, agentName, agent, input, stepKey);
   if (isCliAgent(agent)) {
     const out = await callCli(run, deps.cli, agentName, agent, input, stepKey, withSteering(run, agentName, input));
@@ -53,9 +53,16 @@ export async function callAgent(run: RunState, deps: AgentCallDeps, agentName: s
   throw new DomainError("EXECUTION_ERROR", `Agent "${agentName}" has type "${agent.type}", which no executor handles`);
 }
 
-async function callUser(run: RunState, agentName: string, agent: UserAgent, stepKey: string): Promise<StepOutput> {
+/**
+ * A user agent, as the reference's: it asks a human (`request_input`) only when the message it gets
+ * is empty (a run started without input, or an empty step output before it) and `requireInput` is
+ * not false; otherwise it answers at once with its `presetMessage`, or passes the message on. The
+ * prompt shown to the human is the preset message when there is one.
+ */
+async function callUser(run: RunState, agentName: string, agent: UserAgent, input: string, stepKey: string): Promise<StepOutput> {
   const preset = agent.config?.presetMessage;
-  if (agent.config?.requireInput === false && preset !== undefined) return { text: preset, usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop" };
+  const requireInput = agent.config?.requireInput ?? true;
+  if (!requireInput || input !== "") return { text: preset ?? input, usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop" };
   const answer = await run.ask({ kind: "input", agentName, prompt: preset ?? "", stepKey });
   return { text: answer.text, usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop" };
 }

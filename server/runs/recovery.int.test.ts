@@ -38,7 +38,7 @@ describe("restart recovery", () => {
     writeFileSync(join(cwd, "strategies", "long.yaml"), `name: Long\nversion: "1.0"\nagents:\n  talker: {model: anthropic/m, systemPrompt: "LONG[100000] DELAY[5]"}\nflow: {type: sequential, steps: [{agent: talker}]}\n`);
     writeFileSync(
       join(cwd, "strategies", "wait.yaml"),
-      `name: Wait\nversion: "1.0"\nagents:\n  writer: {model: anthropic/m, systemPrompt: "WRITER SAY[draft one]"}\n  human: {type: user, config: {presetMessage: "Approve?"}}\n  finisher: {model: anthropic/m, systemPrompt: "FINISHER SAY[all done]"}\nflow: {type: sequential, steps: [{agent: writer}, {agent: human}, {agent: finisher}]}\n`,
+      `name: Wait\nversion: "1.0"\nagents:\n  writer: {model: anthropic/m, systemPrompt: "WRITER SAY[]"}\n  human: {type: user, config: {presetMessage: "Approve?"}}\n  finisher: {model: anthropic/m, systemPrompt: "FINISHER SAY[all done]"}\nflow: {type: sequential, steps: [{agent: writer}, {agent: human}, {agent: finisher}]}\n`,
     );
     server = await spawnServer({ home, env: env() });
     const port = server.port;
@@ -46,6 +46,7 @@ describe("restart recovery", () => {
 
     const waiting = await c.request({ type: "prepare_run", strategyPath: "strategies/wait.yaml", cwd });
     const waitId = waiting.runId as string;
+    // the writer answers nothing, so the user agent after it asks (it asks only when it gets nothing)
     c.send({ type: "start_run", runId: waitId, input: "go" });
     const ask = await c.waitFor((f) => f.runId === waitId && f.type === "request_input");
     expect(ask.agentName).toBe("human");

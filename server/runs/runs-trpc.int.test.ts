@@ -88,7 +88,8 @@ describe("runs over tRPC", () => {
     const pending = await t.client.runs.get.query({ runId });
     expect(pending).toMatchObject({ runId, status: "pending", pendingRequests: [] });
 
-    expect(await t.client.runs.start.mutate({ runId, input: "begin" })).toEqual({ runId, segment: 1 });
+    // a user agent asks only when it gets nothing: started without input
+    expect(await t.client.runs.start.mutate({ runId, input: "" })).toEqual({ runId, segment: 1 });
     const waiting = await until(() => t.client.runs.get.query({ runId }), (r) => r.pendingRequests.length > 0);
     expect(waiting.status).toBe("running");
     expect(waiting.pendingRequests).toHaveLength(1);

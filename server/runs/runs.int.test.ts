@@ -113,7 +113,8 @@ describe("strategy runs over /ws", () => {
   it("waits for a user agent's input, then continues the run with earlier messages restored", async () => {
     const path = strategy("human", `name: Human\nversion: "1.0"\nagents:\n  human: {type: user, config: {presetMessage: "Your topic?"}}\n  echo: {model: anthropic/m}\nflow: {type: sequential, steps: [{agent: human}, {agent: echo}]}\n`);
     const c = await CommaClient.connect(t.url);
-    const runId = await startRun(c, path, "start");
+    // a user agent asks only when it gets nothing (as the reference's): the run starts without input
+    const runId = await startRun(c, path, "");
     const ask = await c.waitFor((f) => f.runId === runId && f.type === "request_input");
     expect(ask).toMatchObject({ agentName: "human", prompt: "Your topic?" });
     const bad = await c.request({ type: "user_input", runId, agentName: "echo", text: "x" });
@@ -125,7 +126,7 @@ describe("strategy runs over /ws", () => {
     expect(again.type).toBe("run_prepared");
     expect((again.conversation as { records: unknown[] }).records).toHaveLength(1);
     const at = c.frames.length;
-    c.send({ type: "continue_run", runId, input: "more", requestId: "cont-1" });
+    c.send({ type: "continue_run", runId, input: "", requestId: "cont-1" });
     const ask2 = await c.waitFor((f) => f.runId === runId && f.type === "request_input", 15_000, at);
     const before = fake.requests.length;
     c.send({ type: "user_input", runId, agentName: "human", text: "second" });
@@ -136,6 +137,18 @@ describe("strategy runs over /ws", () => {
     expect(seen).toContain("first answer");
     const list = await c.request({ type: "list_runs", cwd });
     expect((list.runs as Array<{ runId: string }>).some((r) => r.runId === runId)).toBe(true);
+    c.close();
+  });
+
+  it("a user agent that gets a message does not ask: it passes the message on, or its preset (as the reference)", async () => {
+    const path = strategy("pass", `name: Pass\nversion: "1.0"\nagents:\n  human: {type: user}\n  preset: {type: user, config: {presetMessage: "SAY[from the preset]"}}\n  echo: {model: anthropic/m}\nflow: {type: sequential, steps: [{agent: human}, {agent: echo}, {agent: preset}, {agent: echo}]}\n`);
+    const c = await CommaClient.connect(t.url);
+    const runId = await startRun(c, path, "SAY[from the input]");
+    const end = await c.waitFor(ended(runId));
+    expect(end).toMatchObject({ type: "strategy_completed", result: "from the preset" });
+    expect(c.ofRun(runId).filter((f) => f.type === "request_input")).toEqual([]);
+    const completed = c.ofRun(runId).filter((f) => f.type === "step_completed").map((f) => (f.result as { text: string }).text);
+    expect(completed).toEqual(["SAY[from the input]", "from the input", "SAY[from the preset]", "from the preset"]);
     c.close();
   });
 

@@ -110,8 +110,8 @@ describe("every frame on /ws has its schema", () => {
 
       const again = await b.request({ type: "prepare_run", runId });
       expect((again.conversation as { records: unknown[] }).records.length).toBeGreaterThan(5);
-      b.send({ type: "continue_run", runId, input: "Once more" });
-      // the user agent asks again; stop the continuation there
+      b.send({ type: "continue_run", runId, input: "" });
+      // continued without input, the user agent asks again; stop the continuation there
       await b.waitFor((f) => f.type === "request_input" && f.runId === runId && b.frames.indexOf(f) > b.frames.indexOf(again));
       b.send({ type: "stop_run", runId });
       expect(await b.waitFor((f) => f.type === "strategy_error" && f.runId === runId)).toMatchObject({ error: { code: "CANCELLED", message: "Run cancelled by client" } });
