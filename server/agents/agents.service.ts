@@ -791,13 +791,24 @@ export class AgentsService {
       if (LIVE_STATUSES.includes(row.status) || row.status === "waiting_for_input" || row.status === "waiting_for_account") continue;
       const ws = this.workspaceOf(row);
       if (!ws.branch || !row.baseRef || (await dirtyFiles(ws)).length > 0) continue;
-      if (!(await isMergedInto(row.repoPath!, ws.branch, row.baseRef))) continue;
-      await this.removeCleanWorktree(row, this.opts.config.agentCleanup === "debug" ? "archive" : "remove", `its branch is merged into ${row.baseRef}`);
+      const into = (await isMergedInto(row.repoPath!, ws.branch, row.baseRef)) ? row.baseRef : await this.mergedByRecord(row, ws);
+      if (!into) continue;
+      await this.removeCleanWorktree(row, this.opts.config.agentCleanup === "debug" ? "archive" : "remove", `its branch is merged into ${into}`);
       entry.removed = true;
-      entry.note = `merged into ${row.baseRef}`;
+      entry.note = `merged into ${into}`;
     }
     for (const repo of repos) await withRepoLock(repo, () => git(["worktree", "prune"], { cwd: repo })).catch(() => undefined);
     return report;
+  }
+
+  /**
+   * A squash or rebase leaves the branch outside its target's history: the merge record tells it
+   * is merged when nothing came on the branch since and the merge's commit is still on the target.
+   */
+  private async mergedByRecord(row: AgentRow, ws: Workspace): Promise<string | null> {
+    const m = mergeOf(row);
+    if (!m || !row.repoPath || (await commitsSince(ws, m.head)) !== 0) return null;
+    return (await isMergedInto(row.repoPath, m.commit, m.into, { commit: true })) ? m.into : null;
   }
 
   private workspaceOf(row: AgentRow): Workspace {

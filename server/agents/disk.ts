@@ -23,8 +23,8 @@ export async function diskUsage(dir: string): Promise<number> {
   return total;
 }
 
-/** Whether `branch` is fully contained in `into` (a local branch or ref), so removing its worktree loses nothing. */
-export async function isMergedInto(repo: string, branch: string, into: string): Promise<boolean> {
-  const r = await gitResult(["merge-base", "--is-ancestor", `refs/heads/${branch}`, into], { cwd: repo });
+/** Whether `branch` (a local branch name, or any commit with `commit`) is fully contained in `into`, so removing its worktree loses nothing. */
+export async function isMergedInto(repo: string, branch: string, into: string, opts: { commit?: boolean } = {}): Promise<boolean> {
+  const r = await gitResult(["merge-base", "--is-ancestor", opts.commit ? branch : `refs/heads/${branch}`, into], { cwd: repo });
   return r.code === 0;
 }

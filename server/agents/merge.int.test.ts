@@ -205,3 +205,21 @@ describe("merging again", () => {
     expect(readFileSync(join(w.repo, `${tag}-a.txt`), "utf8")).toBe("2\n");
   });
 });
+
+describe("the sweep and squash-merged branches", () => {
+  it("removes the clean worktree of an agent merged by squash (not an ancestor of main: the merge record says so), and not after new commits", async () => {
+    const a = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: commitFile("swept.txt", "swept\n") });
+    await waitForAgent(w.t.client, a.id);
+    const b = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: commitFile("kept.txt", "kept\n") });
+    await waitForAgent(w.t.client, b.id);
+    expect((await w.t.client.agents.merge.mutate({ agentId: a.id, strategy: "squash" })).merged).toBe(true);
+    expect((await w.t.client.agents.merge.mutate({ agentId: b.id, strategy: "squash" })).merged).toBe(true);
+    // b gets one more commit after its merge: its worktree must stay
+    git((await w.t.client.agents.get.query({ agentId: b.id })).workspacePath, "commit", "-q", "--allow-empty", "-m", "after the merge");
+    const report = await w.t.client.agents.sweep.mutate();
+    expect(report.find((r) => r.agentId === a.id)).toMatchObject({ removed: true, note: "merged into main" });
+    expect(report.find((r) => r.agentId === b.id)).toMatchObject({ removed: false });
+    expect((await w.t.client.agents.get.query({ agentId: a.id })).workspaceRemoved).toBe(true);
+    expect(git(w.repo, "branch", "--list", `switchyard/${a.alias}`)).not.toBe(""); // its branch stays (it has commits)
+  });
+});
