@@ -1,3 +1,4 @@
+import type { EventPayload } from "../../shared/events";
 import type { AgentCallDeps } from "./agent-call";
 import type { DeltaBatcher } from "./delta-batcher";
 import type { RunState } from "./run-state";
@@ -55,15 +56,8 @@ export class StreamReached {
   }
 }
 
-export type CommandNotice = {
-  command: string;
-  cwd: string;
-  decision: "policy" | "human";
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-};
+/** A command run_command ran, as `run.command_ran` records it (without the agent and step it belongs to). */
+export type CommandNotice = Omit<EventPayload<"run.command_ran">, "agentName" | "stepKey">;
 
 /** The server's SWITCHYARD_RUN_COMMAND and the strategy's `permissions.run_command`, together. */
 export function commandRules(run: RunState, deps: Pick<AgentCallDeps, "runCommand">): ToolHost["commands"] {

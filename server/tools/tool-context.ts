@@ -1,3 +1,4 @@
+import type { EventPayload } from "../../shared/events";
 import type { PermissionOperation } from "../../shared/runs";
 import type { CommandRules, PermissionPolicy } from "./policy";
 
@@ -16,17 +17,8 @@ export type QuestionRequest = { toolName: string; question: string };
 
 export type ToolCallNotice = { toolCallId: string; toolName: string; /** The input as a JSON string. */ args: string };
 
-export type CommandNotice = {
-  command: string;
-  /** Absolute working directory the command ran in. */
-  cwd: string;
-  /** Ran because the policy allows it without asking, or because a human allowed it. */
-  decision: "policy" | "human";
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-};
+/** How a command ended: `run.command_ran` without the agent and step (the run adds them). */
+export type CommandNotice = Omit<EventPayload<"run.command_ran">, "agentName" | "stepKey">;
 
 export type MutationNotice = { toolName: string; operation: "fs.write"; /** Absolute path. */ path: string; details?: Record<string, unknown> };
 
