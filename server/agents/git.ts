@@ -69,3 +69,13 @@ export function gitResult(args: string[], opts: { cwd: string; env?: NodeJS.Proc
     child.stdin?.end();
   });
 }
+
+/**
+ * The environment for a commit Switchyard makes in `dir`: git's own identity when the repository
+ * (or the user) has one configured, else Switchyard's as author and committer.
+ */
+export async function identityEnv(dir: string): Promise<NodeJS.ProcessEnv> {
+  const email = await gitResult(["config", "user.email"], { cwd: dir });
+  if (email.code === 0 && email.stdout.trim()) return process.env;
+  return { ...process.env, GIT_AUTHOR_NAME: "Switchyard", GIT_AUTHOR_EMAIL: "switchyard@localhost", GIT_COMMITTER_NAME: "Switchyard", GIT_COMMITTER_EMAIL: "switchyard@localhost" };
+}

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentMerge, MergeStrategy } from "../../shared/agents";
 import { DomainError } from "../errors";
-import { git, gitResult } from "./git";
+import { git, gitResult, identityEnv } from "./git";
 import { withRepoLock, type Workspace } from "./workspace";
 
 /**
@@ -44,12 +44,6 @@ export interface MergeOptions {
   previous?: () => PreviousMerge | null;
   /** Called under the repository lock once the target has moved (to record the merge). */
   onMerged?: (result: MergeResult & { commit: string; head: string }) => void;
-}
-
-async function identityEnv(root: string): Promise<NodeJS.ProcessEnv> {
-  const email = await gitResult(["config", "user.email"], { cwd: root });
-  if (email.code === 0 && email.stdout.trim()) return process.env;
-  return { ...process.env, GIT_AUTHOR_NAME: "Switchyard", GIT_AUTHOR_EMAIL: "switchyard@localhost", GIT_COMMITTER_NAME: "Switchyard", GIT_COMMITTER_EMAIL: "switchyard@localhost" };
 }
 
 function ownFilesExcluded(status: string): string[] {

@@ -4,7 +4,7 @@ import { appendFile, cp, mkdir, readFile, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, normalize, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { DomainError } from "../errors";
-import { git, gitMany, repoRootOf } from "./git";
+import { git, gitMany, identityEnv, repoRootOf } from "./git";
 import type { WorktreeGit } from "./providers/types";
 
 export interface WorkspaceRequest {
@@ -114,10 +114,7 @@ export function repoNotGit(path: string): DomainError {
  */
 async function initRepository(dir: string): Promise<string> {
   await git(["init", "-q"], { cwd: dir });
-  const email = await git(["config", "user.email"], { cwd: dir }).catch(() => "");
-  const env: NodeJS.ProcessEnv = email.trim()
-    ? process.env
-    : { ...process.env, GIT_AUTHOR_NAME: "Switchyard", GIT_AUTHOR_EMAIL: "switchyard@localhost", GIT_COMMITTER_NAME: "Switchyard", GIT_COMMITTER_EMAIL: "switchyard@localhost" };
+  const env = await identityEnv(dir);
   await git(["add", "-A"], { cwd: dir, env });
   await git(["commit", "-q", "--allow-empty", "--no-verify", "-m", "Initial commit (made by Switchyard for an agent to branch from)"], { cwd: dir, env });
   return (await git(["rev-parse", "--show-toplevel"], { cwd: dir })).trim();
@@ -513,13 +510,7 @@ export interface CommitIdentity {
  */
 export async function commitWorktree(ws: Workspace, opts: { message: string; author: CommitIdentity }): Promise<{ commit: string; files: string[] }> {
   if (ws.kind !== "worktree") throw new DomainError("NOT_A_WORKTREE", "Only a git worktree can be committed", { kind: "CONFLICT" });
-  const email = await git(["config", "user.email"], { cwd: ws.path }).catch(() => "");
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    GIT_AUTHOR_NAME: opts.author.name,
-    GIT_AUTHOR_EMAIL: opts.author.email,
-    ...(email.trim() ? {} : { GIT_COMMITTER_NAME: "Switchyard", GIT_COMMITTER_EMAIL: "switchyard@localhost" }),
-  };
+  const env: NodeJS.ProcessEnv = { ...(await identityEnv(ws.path)), GIT_AUTHOR_NAME: opts.author.name, GIT_AUTHOR_EMAIL: opts.author.email };
   // `.switchyard/` is in the repository's info/exclude; a worktree made before that was not
   await git(["add", "-A"], { cwd: ws.path, env });
   let files = (await git(["diff", "--cached", "--name-only", "-z"], { cwd: ws.path })).split("\0").filter(Boolean);
