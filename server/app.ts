@@ -30,11 +30,15 @@ import { RunsService } from "./runs/runs.service";
 import { buildTools, PermissionPolicy } from "./tools";
 import { attachCommaProtocol } from "./ws/comma-connection";
 import { WsGateway } from "./ws/gateway";
+import { LocalAgentHost } from "./agents/local-host";
+import { loopbackHost } from "./agents/loopback-host";
 
 export type ServerDeps = {
   config: Config;
   /** Where log lines go (default stdout). Every line is scrubbed of secrets first. */
   logStream?: Writable | { write(line: string): unknown };
+  /** Where agents' CLIs run: "local" (default), or "loopback" (the local host behind a JSON round trip of every call: tests of the session seam). */
+  agentHost?: "local" | "loopback";
 };
 
 export type SwitchyardServer = {
@@ -85,7 +89,9 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     addSecret: (secret) => redact.add(secret),
     activeAgentsOf: (accountId) => agents.activeOnAccount(accountId),
   });
-  agents = new AgentsService({ db, bus, log, config, accounts, serverUrl: () => server.url() });
+  const localHost = new LocalAgentHost({ home: config.home });
+  const host = deps.agentHost === "loopback" ? loopbackHost(localHost) : localHost;
+  agents = new AgentsService({ db, bus, log, config, accounts, host, serverUrl: () => server.url() });
   const guard = createGuard({
     boundHost: config.host,
     port: () => boundPort,

@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { AgentHost, SessionRef } from "./agent-host";
 import { agentEnv } from "./agent-env";
-import { spawnDetached, type SpawnedProcess } from "./agent-process";
 import type { AgentRow } from "./agent-records";
 import type { LaunchSpec, ProviderAdapter } from "./providers/types";
-import { worktreeGit } from "./workspace";
 
 export interface LaunchInput {
+  host: AgentHost;
   row: AgentRow;
   adapter: ProviderAdapter;
   command: string;
@@ -16,30 +15,27 @@ export interface LaunchInput {
   agentDir: string;
   serverUrl: string;
   token: string;
-  binDir: string;
   baseEnv: NodeJS.ProcessEnv;
   endpoints: LaunchSpec["endpoints"];
 }
 
 export interface LaunchResult {
   session: number;
-  process: SpawnedProcess;
+  /** The process run as the host started it. */
+  ref: SessionRef;
   /** The session id chosen up front (claude --session-id), when the provider lets us. */
   sessionId: string | undefined;
-  paths: { stdout: string; stderr: string; exitCode: string };
 }
 
 /** The MCP tool agents in `ask` mode route their permission prompts to. */
 export const PERMISSION_SERVER = { serverName: "switchyard", toolName: "approve" } as const;
 
-/** Build the command of the next process run (spawn or resume) and start it detached. */
+/** Build the command of the next process run (spawn or resume) and start it on the agent's host. */
 export async function launchSession(input: LaunchInput): Promise<LaunchResult> {
-  const { row, adapter } = input;
+  const { row, adapter, host } = input;
   const session = row.sessionNumber + 1;
-  mkdirSync(input.agentDir, { recursive: true });
-  mkdirSync(row.configDir, { recursive: true });
   const newSessionId = !input.resume && adapter.choosesSessionId ? randomUUID() : undefined;
-  const gitLocations = row.workspaceKind === "worktree" && row.branch ? await worktreeGit(row.workspacePath, row.branch) : undefined;
+  const gitLocations = row.workspaceKind === "worktree" && row.branch ? await host.worktreeGit(row.workspacePath, row.branch) : undefined;
   const spec: LaunchSpec = {
     prompt: input.prompt,
     cwd: row.workspacePath,
@@ -57,22 +53,24 @@ export async function launchSession(input: LaunchInput): Promise<LaunchResult> {
       ? { permissionServer: { url: `${input.serverUrl}/mcp/agents/${row.id}`, token: input.token, ...PERMISSION_SERVER } }
       : {}),
   };
-  await adapter.prepare?.(spec);
+  const { binDir } = await host.prepareLaunch({ provider: adapter.name, spec });
   const cmd = adapter.buildCommand(spec, input.command);
-  const paths = {
-    stdout: join(input.agentDir, `session-${session}.jsonl`),
-    stderr: join(input.agentDir, `session-${session}.stderr.log`),
-    exitCode: join(input.agentDir, `session-${session}.exit`),
-  };
   const env = agentEnv({
     base: input.baseEnv,
     serverUrl: input.serverUrl,
     agentId: row.id,
     token: input.token,
     listenFile: join(input.agentDir, "listen.json"),
-    binDir: input.binDir,
+    binDir,
     extra: cmd.env,
   });
-  const proc = spawnDetached({ command: cmd.command, args: cmd.args, cwd: row.workspacePath, env, stdoutPath: paths.stdout, stderrPath: paths.stderr, exitCodePath: paths.exitCode });
-  return { session, process: proc, sessionId: newSessionId, paths };
+  const ref = await host.startSession({ agentId: row.id, session, dir: input.agentDir, command: cmd.command, args: cmd.args, cwd: row.workspacePath, env: definedOnly(env) });
+  return { session, ref, sessionId: newSessionId };
+}
+
+/** The environment as plain strings (unset variables left out). */
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
 }

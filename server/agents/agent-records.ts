@@ -1,27 +1,64 @@
 import { and, eq, or } from "drizzle-orm";
-import type { AgentInfo, AgentMerge, AgentQuestion, AgentUsage, QueuedMessage } from "../../shared/agents";
+import { z } from "zod";
+import { AgentQuestion, AgentUsage, QueuedMessage, type AgentInfo, type AgentMerge, type SpawnAgentInput } from "../../shared/agents";
 import type { AgentStatus } from "../../shared/statuses";
 import type { Db } from "../db/client";
 import { DomainError } from "../errors";
 import { agents } from "./agents.sql";
 
-export type AgentRow = typeof agents.$inferSelect;
+type StoredRow = typeof agents.$inferSelect;
+type StoredInsert = typeof agents.$inferInsert;
+
+/** Why a process run of an agent started. */
+export type RunKind = NonNullable<StoredRow["runReason"]>;
+
+/** The JSON columns, typed: validated when read (a malformed value reads as its empty default). */
+type JsonColumns = { pendingQuestions: AgentQuestion[]; queuedMessages: QueuedMessage[]; usageTotal: AgentUsage; usageSession: AgentUsage };
+const JSON_COLUMNS: { [K in keyof JsonColumns]: { schema: z.ZodType<JsonColumns[K]>; empty: () => JsonColumns[K] } } = {
+  pendingQuestions: { schema: z.array(AgentQuestion), empty: () => [] },
+  queuedMessages: { schema: z.array(QueuedMessage), empty: () => [] },
+  usageTotal: { schema: AgentUsage.partial().transform((u) => ({ ...EMPTY_USAGE, ...u })), empty: () => ({ ...EMPTY_USAGE }) },
+  usageSession: { schema: AgentUsage.partial().transform((u) => ({ ...EMPTY_USAGE, ...u })), empty: () => ({ ...EMPTY_USAGE }) },
+};
+
+export type AgentRow = Omit<StoredRow, keyof JsonColumns> & JsonColumns;
 /** Columns a caller may write; status and version only change through `transition` (agent-lifecycle.ts). */
 export type AgentPatch = Partial<Omit<AgentRow, "id" | "createdAt" | "status" | "version">>;
+
+function readColumn<K extends keyof JsonColumns>(key: K, text: string): JsonColumns[K] {
+  const column = JSON_COLUMNS[key];
+  try {
+    const parsed = column.schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : column.empty();
+  } catch {
+    return column.empty();
+  }
+}
+
+/** A stored row with its JSON columns parsed and checked. */
+export function fromStored(row: StoredRow): AgentRow {
+  return {
+    ...row,
+    pendingQuestions: readColumn("pendingQuestions", row.pendingQuestions),
+    queuedMessages: readColumn("queuedMessages", row.queuedMessages),
+    usageTotal: readColumn("usageTotal", row.usageTotal),
+    usageSession: readColumn("usageSession", row.usageSession),
+  };
+}
+
+/** A patch as stored: JSON columns as text. */
+function toStored(patch: AgentPatch): Partial<StoredInsert> {
+  const out: Record<string, unknown> = { ...patch };
+  for (const key of Object.keys(JSON_COLUMNS) as (keyof JsonColumns)[]) {
+    if (patch[key] !== undefined) out[key] = JSON.stringify(patch[key]);
+  }
+  return out as Partial<StoredInsert>;
+}
 
 /** Statuses in which a process of the agent may be alive. */
 export const LIVE_STATUSES: readonly AgentStatus[] = ["starting", "running"];
 
 const EMPTY_USAGE: AgentUsage = { inputTokens: 0, outputTokens: 0 };
-
-export function parseUsage(json: string): AgentUsage {
-  try {
-    const v = JSON.parse(json) as Partial<AgentUsage>;
-    return { ...EMPTY_USAGE, ...v };
-  } catch {
-    return { ...EMPTY_USAGE };
-  }
-}
 
 export function addUsage(a: AgentUsage, b: AgentUsage): AgentUsage {
   const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
@@ -36,14 +73,6 @@ export function addUsage(a: AgentUsage, b: AgentUsage): AgentUsage {
 
 function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
-}
-
-function json<T>(text: string, fallback: T): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
 }
 
 /** The recorded last merge of the agent's branch, or null. */
@@ -61,8 +90,8 @@ export function toAgentInfo(row: AgentRow, pendingApprovals = 0, queuedMessages:
     provider: row.provider,
     status: row.status,
     statusReason: row.statusReason,
-    mode: row.mode as AgentInfo["mode"],
-    permissionMode: row.permissionMode as AgentInfo["permissionMode"],
+    mode: row.mode,
+    permissionMode: row.permissionMode,
     task: row.task,
     prompt: row.prompt,
     model: row.model,
@@ -77,11 +106,11 @@ export function toAgentInfo(row: AgentRow, pendingApprovals = 0, queuedMessages:
     sessionNumber: row.sessionNumber,
     pid: live ? row.pid : null,
     result: row.result,
-    pendingQuestions: json<AgentQuestion[]>(row.pendingQuestions, []),
+    pendingQuestions: row.pendingQuestions,
     pendingApprovals,
     needsYou: row.status === "waiting_for_input" || pendingApprovals > 0,
     queuedMessages,
-    usage: addUsage(parseUsage(row.usageTotal), live ? parseUsage(row.usageSession) : EMPTY_USAGE),
+    usage: addUsage(row.usageTotal, live ? row.usageSession : EMPTY_USAGE),
     lineCount: row.lineCount,
     taskId: row.taskId,
     phaseId: row.phaseId,
@@ -100,13 +129,41 @@ export function toAgentInfo(row: AgentRow, pendingApprovals = 0, queuedMessages:
 export class AgentRecords {
   constructor(private readonly db: Db) {}
 
+  /** The row of a spawn, before its workspace exists. */
+  insertNew(a: { id: string; alias: string; provider: string; input: z.output<typeof SpawnAgentInput>; repo: string; workspacePath: string; configDir: string; accountId: string | null }): void {
+    const now = Date.now();
+    const { input } = a;
+    this.insert({
+      id: a.id,
+      alias: a.alias,
+      provider: a.provider,
+      mode: input.mode,
+      permissionMode: input.permissionMode,
+      prompt: input.prompt,
+      task: input.prompt,
+      model: input.model ?? null,
+      repoPath: a.repo,
+      baseRef: input.baseRef ?? null,
+      workspacePath: a.workspacePath,
+      workspaceKind: "worktree",
+      configDir: a.configDir,
+      taskId: input.taskId ?? null,
+      phaseId: input.phaseId ?? null,
+      initiativeId: input.initiativeId ?? null,
+      accountId: a.accountId,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+
   /** A new agent: always `starting`, version 0 (every later status change is a transition). */
-  insert(row: Omit<typeof agents.$inferInsert, "status" | "version">): void {
+  insert(row: Omit<StoredInsert, "status" | "version" | keyof JsonColumns>): void {
     this.db.insert(agents).values({ ...row, status: "starting", version: 0 }).run();
   }
 
   find(id: string): AgentRow | undefined {
-    return this.db.select().from(agents).where(eq(agents.id, id)).get();
+    const row = this.db.select().from(agents).where(eq(agents.id, id)).get();
+    return row && fromStored(row);
   }
 
   /** By id (one lookup) or else by alias through idOf; throws AGENT_NOT_FOUND. */
@@ -133,7 +190,7 @@ export class AgentRecords {
   }
 
   all(): AgentRow[] {
-    return this.db.select().from(agents).all();
+    return this.db.select().from(agents).all().map(fromStored);
   }
 
   /**
@@ -143,14 +200,14 @@ export class AgentRecords {
   compareAndSet(id: string, expectedVersion: number, status: AgentStatus, patch: AgentPatch): boolean {
     const r = this.db
       .update(agents)
-      .set({ ...patch, status, version: expectedVersion + 1, updatedAt: Date.now() })
+      .set({ ...toStored(patch), status, version: expectedVersion + 1, updatedAt: Date.now() })
       .where(and(eq(agents.id, id), eq(agents.version, expectedVersion)))
       .run();
     return r.changes === 1;
   }
 
   update(id: string, patch: AgentPatch): AgentRow {
-    this.db.update(agents).set({ ...patch, updatedAt: Date.now() }).where(eq(agents.id, id)).run();
+    this.db.update(agents).set({ ...toStored(patch), updatedAt: Date.now() }).where(eq(agents.id, id)).run();
     return this.get(id);
   }
 

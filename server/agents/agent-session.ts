@@ -1,6 +1,5 @@
-import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
 import type { AgentStreamEvent, AgentUsage } from "../../shared/agents";
-import { isAlive, killGroup, readExitCode } from "./agent-process";
+import type { AgentHost, SessionRef } from "./agent-host";
 import { JsonlTailer } from "./jsonl-tailer";
 import type { LineParser } from "./providers/types";
 
@@ -17,16 +16,13 @@ export interface SessionOutcome {
 }
 
 export interface SessionOptions {
-  agentId: string;
-  session: number;
-  pid: number;
-  startTime: string | null;
-  /** Present while we are the process's parent; after a restart we poll. */
-  exited?: Promise<number | null>;
-  stdoutPath: string;
-  stderrPath: string;
-  exitCodePath: string;
-  signalPath: string;
+  /** Where the process runs: every look at it (output, liveness, exit, signal file) goes through the host. */
+  host: AgentHost;
+  ref: SessionRef;
+  /** The workspace, where the agent writes its signal file. */
+  workspace: string;
+  /** The stdout file when it is on this machine: watched for low latency (the host is polled otherwise). */
+  localOutputPath?: string;
   offset: number;
   parser: LineParser;
   resultGraceMs: number;
@@ -67,7 +63,13 @@ export class AgentSession {
 
   constructor(private readonly opts: SessionOptions) {
     this.tailer = new JsonlTailer({
-      path: opts.stdoutPath,
+      ...(opts.localOutputPath ? { path: opts.localOutputPath } : {}),
+      source: {
+        read: async (position, maxBytes) => {
+          const chunk = await opts.host.readOutput(opts.ref, { stream: "stdout", offset: position, maxBytes });
+          return { data: Buffer.from(chunk.data, "base64"), size: chunk.size };
+        },
+      },
       offset: opts.offset,
       pollMs: Math.min(opts.pollMs, 200),
       onLines: (lines, endOffset) => this.handleLines(lines, endOffset),
@@ -77,13 +79,27 @@ export class AgentSession {
 
   start(): void {
     this.tailer.start();
-    this.opts.exited?.then(() => this.end()).catch(() => this.end());
+    void this.watchExit();
     this.timer = setInterval(() => this.tick(), this.opts.pollMs);
     this.timer.unref();
   }
 
+  /** Long-polls the host until the process ends (at once while this process is its parent). */
+  private async watchExit(): Promise<void> {
+    while (!this.finished && !this.ending && !this.detached) {
+      try {
+        const state = await this.opts.host.waitForExit(this.opts.ref, { timeoutMs: 30_000 });
+        if (!state.running) break;
+      } catch (err) {
+        this.opts.onError(err as Error);
+        await new Promise((r) => setTimeout(r, this.opts.pollMs));
+      }
+    }
+    if (!this.detached) await this.end();
+  }
+
   get pid(): number {
-    return this.opts.pid;
+    return this.opts.ref.pid;
   }
 
   private async handleLines(lines: string[], endOffset: number): Promise<void> {
@@ -131,14 +147,21 @@ export class AgentSession {
     }
   }
 
+  private ticking = false;
+
   private tick(): void {
+    if (this.finished || this.ending || this.ticking) return;
+    this.ticking = true;
+    void this.check()
+      .catch((err: unknown) => this.opts.onError(err as Error))
+      .finally(() => (this.ticking = false));
+  }
+
+  /** The watchdogs: a process that hangs after its result (or its signal file), or that went silent. */
+  private async check(): Promise<void> {
+    if (this.resultSeenAt === null && (await this.opts.host.signalWritten(this.opts.workspace))) this.resultSeenAt ??= Date.now();
     if (this.finished || this.ending) return;
-    if (!this.opts.exited && !isAlive(this.opts.pid, this.opts.startTime)) {
-      void this.end();
-      return;
-    }
     const now = Date.now();
-    if (this.resultSeenAt === null && existsSync(this.opts.signalPath)) this.resultSeenAt = now;
     if (this.resultSeenAt !== null && now - this.resultSeenAt >= this.opts.resultGraceMs) {
       this.watchdog = "hung_after_result";
       void this.kill();
@@ -151,7 +174,7 @@ export class AgentSession {
   }
 
   private async kill(): Promise<void> {
-    await killGroup(this.opts.pid, this.opts.startTime);
+    await this.opts.host.stopSession(this.opts.ref, { graceMs: 3000 });
     await this.end();
   }
 
@@ -178,8 +201,10 @@ export class AgentSession {
     clearInterval(this.timer);
     // wait until the wrapper recorded the exit (it writes the file right after the CLI exits)
     const deadline = Date.now() + 2000;
-    while (readExitCode(this.opts.exitCodePath) === null && isAlive(this.opts.pid, this.opts.startTime) && Date.now() < deadline) {
+    let state = await this.state();
+    while (state.exitCode === null && state.running && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 25));
+      state = await this.state();
     }
     try {
       await this.tailer.flush({ final: true });
@@ -189,7 +214,7 @@ export class AgentSession {
     await this.tailer.stop();
     if (this.detached) return;
     this.finished = true;
-    const exitCode = readExitCode(this.opts.exitCodePath) ?? (this.opts.exited ? await this.opts.exited : null);
+    const exitCode = (await this.state()).exitCode;
     if (this.lastRoutine !== null) {
       const text = this.opts.parser.parseLine(this.lastRoutine).findLast((e) => e.kind === "text");
       if (text?.kind === "text") this.lastText = text.text;
@@ -200,25 +225,25 @@ export class AgentSession {
       result: this.result,
       rateLimit: this.rateLimit,
       lastText: this.lastText,
-      stderrTail: tailOf(this.opts.stderrPath, 600),
+      stderrTail: await this.stderrTail(600),
       stopped: this.stopped,
     });
   }
-}
 
-function tailOf(path: string, bytes: number): string {
-  // only the end of the file is read: stderr of a long run can be large
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    const size = fstatSync(fd).size;
-    const start = Math.max(0, size - bytes);
-    const buf = Buffer.alloc(size - start);
-    readSync(fd, buf, 0, buf.length, start);
-    return buf.toString("utf8").trim();
-  } catch {
-    return "";
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+  private state() {
+    return this.opts.host.sessionState(this.opts.ref).catch((err: unknown) => {
+      this.opts.onError(err as Error);
+      return { running: false, exitCode: null };
+    });
+  }
+
+  /** Only the end of stderr is read: stderr of a long run can be large. */
+  private async stderrTail(bytes: number): Promise<string> {
+    try {
+      const chunk = await this.opts.host.readOutput(this.opts.ref, { stream: "stderr", offset: -bytes, maxBytes: bytes });
+      return Buffer.from(chunk.data, "base64").toString("utf8").trim();
+    } catch {
+      return "";
+    }
   }
 }

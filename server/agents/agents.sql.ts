@@ -12,8 +12,8 @@ export const agents = sqliteTable(
     /** Bumped by every status change: the compare-and-set of `transition(id, event, expectedVersion)`. */
     version: integer("version").notNull().default(0),
     statusReason: text("status_reason"),
-    mode: text("mode").notNull(),
-    permissionMode: text("permission_mode").notNull(),
+    mode: text("mode", { enum: ["execute", "plan", "discuss", "refine", "review"] }).notNull(),
+    permissionMode: text("permission_mode", { enum: ["bypass", "acceptEdits", "ask"] }).notNull(),
     prompt: text("prompt").notNull(),
     /** The task as the user gave it (the prompt wraps it in the mode's template). */
     task: text("task").notNull(),
@@ -59,7 +59,7 @@ export const agents = sqliteTable(
     commitRequests: integer("commit_requests").notNull().default(0),
     cleanupWarning: text("cleanup_warning"),
     /** Why the current process run started: spawn, answers, message, missing_signal, account_switch, commit_request. */
-    runReason: text("run_reason"),
+    runReason: text("run_reason", { enum: ["spawn", "answers", "message", "missing_signal", "account_switch", "commit_request"] }),
     /** Disk used by the worktree at the last sweep. */
     diskBytes: integer("disk_bytes"),
     diskCheckedAt: integer("disk_checked_at"),

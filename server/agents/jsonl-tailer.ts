@@ -2,9 +2,16 @@ import { watch, type FSWatcher } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { dirname, basename } from "node:path";
 
+/** Where the bytes come from when not a local file: a read at an offset (empty at the end) and the size then. */
+export interface ByteSource {
+  read(position: number, maxBytes: number): Promise<{ data: Buffer; size: number }>;
+}
+
 export interface TailerOptions {
-  /** The file may not exist yet: the tailer waits for it. */
-  path: string;
+  /** The file may not exist yet: the tailer waits for it. Watched for changes when given. */
+  path?: string;
+  /** Reads through this instead of opening `path` (e.g. an agent host's output); polled. */
+  source?: ByteSource;
   /** Byte offset to start at (a line boundary); default 0. */
   offset?: number;
   /** Polling fallback interval; default 200 ms. */
@@ -50,21 +57,23 @@ export class JsonlTailer {
   }
 
   start(): void {
-    this.watchFile();
+    if (this.opts.path) this.watchFile();
     this.timer = setInterval(() => this.poll(), this.opts.pollMs ?? 200);
     this.timer.unref();
     this.kick();
   }
 
   private watchFile(): void {
+    const path = this.opts.path;
+    if (!path) return;
     try {
-      this.watcher = watch(this.opts.path, { persistent: false }, () => this.kick());
+      this.watcher = watch(path, { persistent: false }, () => this.kick());
       this.watcher.on("error", () => this.unwatch());
     } catch {
       // not there yet: watch the directory for its creation
       try {
-        const name = basename(this.opts.path);
-        this.watcher = watch(dirname(this.opts.path), { persistent: false }, (_e, file) => {
+        const name = basename(path);
+        this.watcher = watch(dirname(path), { persistent: false }, (_e, file) => {
           if (file !== null && String(file) !== name) return;
           this.unwatch();
           this.watchFile();
@@ -118,6 +127,7 @@ export class JsonlTailer {
 
   private async ensureOpen(): Promise<FileHandle | undefined> {
     if (this.handle) return this.handle;
+    if (!this.opts.path) return undefined;
     try {
       this.handle = await open(this.opts.path, "r");
       if (!this.watcher) this.watchFile();
@@ -128,22 +138,34 @@ export class JsonlTailer {
     }
   }
 
-  private async readAvailable(final: boolean, checkSize = true): Promise<void> {
-    const handle = await this.ensureOpen();
-    if (!handle) return;
-    if (checkSize) {
-      const { size } = await handle.stat();
-      if (size < this.position) {
-        this.opts.onError?.(new Error(`${this.opts.path} shrank below the read offset (${size} < ${this.position})`));
-        return;
-      }
+  /** Bytes at `position` into `buf` (0 at the end, or while there is nothing to read yet), and the size when asked. */
+  private async readAt(position: number, buf: Buffer, withSize: boolean): Promise<{ bytesRead: number; size?: number }> {
+    const source = this.opts.source;
+    if (source) {
+      const { data, size } = await source.read(position, buf.length);
+      data.copy(buf, 0, 0, data.length);
+      return { bytesRead: data.length, size };
     }
+    const handle = await this.ensureOpen();
+    if (!handle) return { bytesRead: 0 };
+    const size = withSize ? (await handle.stat()).size : undefined;
+    const { bytesRead } = await handle.read(buf, 0, buf.length, position);
+    return { bytesRead, ...(size !== undefined ? { size } : {}) };
+  }
+
+  private async readAvailable(final: boolean, checkSize = true): Promise<void> {
+    const buf = (this.buf ??= Buffer.allocUnsafe(READ_SIZE));
+    let first = true;
     let lines: string[] = [];
     let pendingBytes = 0;
-    const buf = (this.buf ??= Buffer.allocUnsafe(READ_SIZE));
     for (;;) {
       // read until EOF (no stat per read: a read at EOF returns 0 bytes)
-      const { bytesRead } = await handle.read(buf, 0, READ_SIZE, this.position);
+      const { bytesRead, size } = await this.readAt(this.position, buf, first && checkSize);
+      if (first && size !== undefined && size < this.position) {
+        this.opts.onError?.(new Error(`${this.opts.path ?? "the output"} shrank below the read offset (${size} < ${this.position})`));
+        return;
+      }
+      first = false;
       if (bytesRead === 0) break;
       this.position += bytesRead;
       let start = 0;

@@ -37,7 +37,7 @@ export function makeRepo(prefix = "switchyard-repo-"): string {
   return repo;
 }
 
-export async function startAgentsWorld(options: { env?: Record<string, string>; home?: string } = {}): Promise<AgentsWorld> {
+export async function startAgentsWorld(options: { env?: Record<string, string>; home?: string; agentHost?: "local" | "loopback" } = {}): Promise<AgentsWorld> {
   const fake = await startFakeModelServer();
   const home = options.home ?? tempHome();
   mkdirSync(home, { recursive: true });
@@ -55,6 +55,7 @@ export async function startAgentsWorld(options: { env?: Record<string, string>; 
       SWITCHYARD_AGENT_AUTOCOMMIT: "off",
       ...options.env,
     },
+    ...(options.agentHost ? { agentHost: options.agentHost } : {}),
   });
   const repo = makeRepo();
   return {

@@ -26,12 +26,12 @@ export type TestServer = {
 };
 
 export async function startTestServer(
-  options: { home?: string; env?: Record<string, string>; overrides?: Partial<Record<keyof typeof ENV_VARS, unknown>> } = {},
+  options: { home?: string; env?: Record<string, string>; overrides?: Partial<Record<keyof typeof ENV_VARS, unknown>>; agentHost?: "local" | "loopback" } = {},
 ): Promise<TestServer> {
   const home = options.home ?? tempHome();
   const config = loadConfig({ SWITCHYARD_HOME: home, SWITCHYARD_PORT: "0", SWITCHYARD_LOG_LEVEL: "warn", ...options.env }, options.overrides);
   const logs: string[] = [];
-  const server = await createServer({ config, logStream: { write: (line: string) => logs.push(line) } });
+  const server = await createServer({ config, logStream: { write: (line: string) => logs.push(line) }, ...(options.agentHost ? { agentHost: options.agentHost } : {}) });
   const { url, port } = await server.start();
   const client = createSwitchyardClient({ url, token: config.token });
   return { server, url, port, home, client, logs, stop: () => server.stop("test") };

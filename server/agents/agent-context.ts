@@ -1,0 +1,65 @@
+import { join } from "node:path";
+import type { EventPayload, EventType } from "../../shared/events";
+import type { AccountsService } from "../accounts/accounts.service";
+import type { Config } from "../config";
+import { DomainError } from "../errors";
+import type { EventBus } from "../events/bus";
+import type { Logger } from "../log";
+import type { AgentApprovals } from "./agent-approvals";
+import type { AgentHost } from "./agent-host";
+import type { AgentLifecycle } from "./agent-lifecycle";
+import type { AgentMessages } from "./agent-messages";
+import type { AgentRecords, AgentRow } from "./agent-records";
+import { getProvider } from "./providers";
+import type { ProviderAdapter } from "./providers/types";
+import type { Workspace } from "./workspace";
+
+export type AgentsConfig = Pick<
+  Config,
+  "home" | "agentCleanup" | "agentAutocommit" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey"
+>;
+
+/**
+ * What the parts of the agents domain share (the facade builds it once): the store's rows and
+ * their one door for status changes, the host the agents run on, the bus.
+ */
+export interface AgentContext {
+  bus: EventBus;
+  log: Logger;
+  config: AgentsConfig;
+  host: AgentHost;
+  records: AgentRecords;
+  messages: AgentMessages;
+  lifecycle: AgentLifecycle;
+  approvals: AgentApprovals;
+  accounts: AccountsService | undefined;
+  env: NodeJS.ProcessEnv;
+  /** True once the server shuts down: nothing new starts. */
+  closed(): boolean;
+  /** Publish an agent's event (with `write`: in the same transaction); dropped quietly after shutdown. */
+  publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>, write?: () => void): Promise<void>;
+}
+
+/** The agent's folder on its host: session output files, the listen file, its CLI's config. */
+export function agentDir(config: AgentsConfig, id: string): string {
+  return join(config.home, "agents", id);
+}
+
+export function adapterOf(name: string): ProviderAdapter {
+  try {
+    return getProvider(name);
+  } catch (err) {
+    throw new DomainError("PROVIDER_UNKNOWN", (err as Error).message);
+  }
+}
+
+export function workspaceOf(row: AgentRow): Workspace {
+  return {
+    kind: row.workspaceKind,
+    path: row.workspacePath,
+    repoRoot: row.workspaceKind === "worktree" ? row.repoPath : null,
+    branch: row.branch,
+    baseRef: row.baseRef,
+    baseCommit: row.baseCommit,
+  };
+}

@@ -1,0 +1,446 @@
+import type { EventPayload, EventType } from "../../shared/events";
+import type { AcquiredAccount } from "../accounts/accounts.service";
+import { DomainError } from "../errors";
+import { REPO_ROOT } from "../paths";
+import { adapterOf, agentDir, type AgentContext } from "./agent-context";
+import { agentToken } from "./agent-env";
+import type { SessionRef } from "./agent-host";
+import { launchSession, type LaunchResult } from "./agent-launch";
+import type { AgentMove } from "./agent-lifecycle";
+import { UndeliveredFollowUps, type AgentMessageRow } from "./agent-messages";
+import type { AgentOutput } from "./agent-output";
+import { addUsage, LIVE_STATUSES, type AgentPatch, type AgentRow, type RunKind } from "./agent-records";
+import { AgentSession, type SessionOutcome } from "./agent-session";
+import type { AgentWorkspaces } from "./agent-workspaces";
+import { decideCompletion } from "./completion";
+import { signalPathOf } from "./input-files";
+import { Limiter } from "./limiter";
+import { sessionPaths } from "./local-host";
+import { missingSignalPrompt } from "./prompts";
+import { getProvider, listProviders, resolveCommand } from "./providers";
+import type { ProviderAdapter } from "./providers/types";
+
+/** Test support, never set in production: runs in completion between reading the agent and writing its outcome. */
+export const agentTestHooks: { beforeCompletionWrite?: (agentId: string) => Promise<void> } = {};
+
+export interface RunRequest {
+  prompt: string;
+  resume?: boolean;
+  /** Why (an account switch's reason, shown to the user). */
+  reason?: string;
+  kind: RunKind;
+  /** Follow-ups this run carries: marked delivered in the transaction that records it running. */
+  deliver?: AgentMessageRow[];
+}
+
+/**
+ * An agent's process runs: start one on the agent's host (on an account that can take it, or
+ * wait for one), watch it through its session, and decide what its end means (idle, questions,
+ * a retry, follow-ups, another account), every status change through the lifecycle's door.
+ */
+export class AgentRunner {
+  private readonly live = new Map<string, AgentSession>();
+  /** Completion handling in progress, per agent (stop() waits for it). */
+  private readonly finishing = new Map<string, Promise<void>>();
+  /**
+   * Worktree cleanups at idle, two at a time: each forks git a few times, and a hundred agents
+   * finishing together would otherwise stall the event loop (and every live log) in one burst.
+   */
+  private readonly cleanups = new Limiter(2);
+  /** Wake-ups of agents waiting for an account, one at a time. */
+  private waking: Promise<void> = Promise.resolve();
+  private workspaces!: AgentWorkspaces;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    private readonly output: AgentOutput,
+    private readonly opts: { secret: Buffer; serverUrl: () => string; pollMs: number },
+  ) {}
+
+  /** The workspaces part (built after the runner: it resumes agents through it). */
+  useWorkspaces(workspaces: AgentWorkspaces): void {
+    this.workspaces = workspaces;
+  }
+
+  get liveCount(): number {
+    return this.live.size;
+  }
+
+  isLive(id: string): boolean {
+    return this.live.has(id);
+  }
+
+  /** The id of a registered account of the provider, by label or id. */
+  accountFor(provider: string, labelOrId: string): string {
+    if (!this.ctx.accounts) throw new DomainError("ACCOUNT_NOT_FOUND", "This server has no accounts configured");
+    const account = this.ctx.accounts.get(labelOrId);
+    if (account.provider !== provider) throw new DomainError("ACCOUNT_PROVIDER_MISMATCH", `Account "${account.label}" is a ${account.provider} account, not ${provider}`);
+    return account.id;
+  }
+
+  /** Refused (WORKSPACE_REMOVED, NOT_RESUMABLE) when the agent's session cannot go on. */
+  assertResumable(row: AgentRow): void {
+    const adapter = adapterOf(row.provider);
+    this.workspaces.assertAvailable(row, ": it cannot be resumed");
+    if (adapter.resumeStyle === "none") throw new DomainError("NOT_RESUMABLE", `${adapter.displayName} sessions cannot be resumed`, { kind: "CONFLICT" });
+    if (!row.sessionId) throw new DomainError("NOT_RESUMABLE", `Agent ${row.alias} has no session id to resume`, { kind: "CONFLICT" });
+  }
+
+  /** Every provider adapter, and whether its CLI is installed here. */
+  providers() {
+    return listProviders().map((p) => {
+      const command = resolveCommand(getProvider(p.name), { repoRoot: REPO_ROOT, pathEnv: this.ctx.env.PATH ?? "", override: this.ctx.config.agentCommands[p.name] });
+      return { ...p, available: command !== null, command };
+    });
+  }
+
+  /** The CLI of a provider on this machine, or AGENT_CLI_NOT_FOUND saying how to get it. */
+  commandOf(adapter: ProviderAdapter): string {
+    const override = this.ctx.config.agentCommands[adapter.name];
+    const command = resolveCommand(adapter, { repoRoot: REPO_ROOT, pathEnv: this.ctx.env.PATH ?? "", override });
+    if (!command) {
+      throw new DomainError(
+        "AGENT_CLI_NOT_FOUND",
+        `The ${adapter.displayName} CLI ("${adapter.defaultCommand}") is not installed: install it or set SWITCHYARD_AGENT_COMMANDS=${adapter.name}=/path/to/${adapter.defaultCommand}`,
+      );
+    }
+    return command;
+  }
+
+  /**
+   * Start the next process run (spawn or resume) of an agent and attach to it. With registered
+   * accounts the run goes to the agent's account while it is usable, else to the least recently
+   * used usable one (its session files copied over; a fresh session with a hand-over prompt when
+   * they cannot be); with none usable the agent waits for an account and null is returned.
+   */
+  async launch(row: AgentRow, how: RunRequest): Promise<LaunchResult | null> {
+    const adapter = adapterOf(row.provider);
+    if (row.workspaceRemoved) row = await this.workspaces.restore(row);
+    const command = this.commandOf(adapter);
+    let resume = how.resume ?? false;
+    let prompt = how.prompt;
+    let account: AcquiredAccount | null = null;
+    const accounts = this.ctx.accounts;
+    if (accounts?.has(row.provider)) {
+      account = await accounts.acquire(row.provider, { prefer: row.accountId });
+      if (!account) {
+        await this.waitForAccount(row, { prompt, resume, kind: how.kind }, how.reason);
+        return null;
+      }
+      if (account.id !== row.accountId) {
+        const from = row.sessionNumber > 0 ? accounts.label(row.accountId) : null;
+        const moved = row.sessionId ? await this.ctx.host.copySession({ provider: adapter.name, fromDir: row.configDir, toDir: account.configDir, sessionId: row.sessionId }) : 0;
+        if (resume && moved === 0) {
+          resume = false;
+          prompt = this.handoverPrompt(row, prompt);
+        }
+        row = this.ctx.records.update(row.id, { accountId: account.id, configDir: account.configDir, ...(resume ? {} : { sessionId: null }) });
+        if (from !== null) {
+          await this.output.note(row.id, row.sessionNumber, "note", `continuing on account ${account.label} (${resume ? "same session, its files copied over" : "a new session, handed the work so far"})`);
+          await this.ctx.publish(row.id, "agent.account_switched", { from, to: account.label, reason: (how.reason ?? "usage limit").slice(0, 2000), resumedSession: resume });
+        }
+      }
+    }
+    await this.ctx.host.clearSignal(row.workspacePath);
+    const launched = await launchSession({
+      host: this.ctx.host,
+      row,
+      adapter,
+      command,
+      prompt,
+      resume,
+      agentDir: agentDir(this.ctx.config, row.id),
+      serverUrl: this.opts.serverUrl(),
+      token: agentToken(this.opts.secret, row.id),
+      baseEnv: this.agentBaseEnv(account),
+      endpoints: { anthropicBaseUrl: this.ctx.config.anthropicBaseUrl, openaiBaseUrl: this.ctx.config.openaiBaseUrl },
+    });
+    const patch: AgentPatch = {
+      statusReason: null,
+      sessionNumber: launched.session,
+      pid: launched.ref.pid,
+      pidStart: launched.ref.startTime,
+      outputPath: sessionPaths(launched.ref.dir, launched.session).stdout,
+      outputOffset: 0,
+      usageSession: { inputTokens: 0, outputTokens: 0 },
+      exitCode: null,
+      finishedAt: null,
+      pendingQuestions: [],
+      sessionId: launched.sessionId ?? row.sessionId,
+      runPrompt: how.prompt,
+      runResumed: resume,
+      runReason: how.kind,
+    };
+    const deliver = how.deliver ?? [];
+    let updated: AgentRow;
+    try {
+      // the follow-ups this run carries are marked delivered in the same transaction as the move
+      updated = await this.ctx.lifecycle.transition(row.id, "launched", {
+        expectedVersion: row.version,
+        patch,
+        event: { type: "agent.status_changed", payload: { status: "running" } },
+        also: () => this.ctx.messages.markDelivered(deliver.map((m) => m.id)),
+      });
+    } catch (err) {
+      // not recorded as running (another process moved the agent meanwhile): this run must not go on
+      await this.ctx.host.stopSession(launched.ref, { graceMs: 500 }).catch(() => undefined);
+      throw err;
+    }
+    this.attach(updated, launched.ref, true);
+    return launched;
+  }
+
+  /** The server's environment plus the configured API keys (they may come from the config file), or the account's. */
+  private agentBaseEnv(account: AcquiredAccount | null): NodeJS.ProcessEnv {
+    const { anthropicApiKey, openaiApiKey } = this.ctx.config;
+    const env: NodeJS.ProcessEnv = {
+      ...this.ctx.env,
+      ...(anthropicApiKey ? { ANTHROPIC_API_KEY: anthropicApiKey } : {}),
+      ...(openaiApiKey ? { OPENAI_API_KEY: openaiApiKey } : {}),
+    };
+    if (!account) return env;
+    for (const name of account.unset) delete env[name];
+    return { ...env, ...account.env };
+  }
+
+  /** No usable account: the agent waits with the run it was about to start, resumed when one frees up. */
+  private async waitForAccount(row: AgentRow, run: { prompt: string; resume: boolean; kind: RunKind }, why?: string): Promise<void> {
+    const accounts = this.ctx.accounts!;
+    const next = accounts.nextFreeAt(row.provider);
+    const reason = next
+      ? `every ${row.provider} account is at its usage limit; the first frees up at ${new Date(next).toISOString()}`
+      : `no usable ${row.provider} account: add one (yard account add) or fix the invalid ones`;
+    if (row.sessionNumber > 0) {
+      await this.ctx.publish(row.id, "agent.account_switched", { from: accounts.label(row.accountId), to: null, reason: (why ?? reason).slice(0, 2000), resumedSession: false });
+    }
+    await this.ctx.lifecycle.transition(row.id, "account_awaited", {
+      patch: { statusReason: reason, runPrompt: run.prompt, runResumed: run.resume, runReason: run.kind, pid: null },
+      event: { type: "agent.status_changed", payload: { status: "waiting_for_account", reason } },
+    });
+  }
+
+  /** Agents waiting for an account of the provider get their run started, one by one. */
+  wakeWaiting(provider: string): void {
+    this.waking = this.waking.then(async () => {
+      for (const row of this.ctx.records.all()) {
+        if (this.ctx.closed() || row.status !== "waiting_for_account" || row.provider !== provider) continue;
+        try {
+          const launched = await this.launch(row, { prompt: row.runPrompt ?? row.prompt, resume: row.runResumed, reason: "an account became available", kind: row.runReason ?? "spawn" });
+          if (!launched) break; // still none free: the rest wait too
+          if (row.runResumed) await this.ctx.publish(row.id, "agent.resumed", { session: launched.session, reason: "account_switch", pid: launched.ref.pid });
+        } catch (err) {
+          this.ctx.log.error({ err, agentId: row.id }, "starting an agent that waited for an account failed");
+        }
+      }
+    });
+  }
+
+  /** A fresh session's prompt carrying the work so far, when a session cannot move between accounts. */
+  private handoverPrompt(row: AgentRow, prompt: string): string {
+    return [
+      "You are taking over a task from an earlier session that stopped at a usage limit; your worktree holds its work (check `git status` and `git log`).",
+      "",
+      "# The task",
+      "",
+      row.prompt,
+      "",
+      "# What the earlier session did (its last output)",
+      "",
+      this.output.transcript(row.id) || "(no output)",
+      "",
+      "# Now",
+      "",
+      prompt,
+    ].join("\n");
+  }
+
+  /** Watch a process run through its session: `fresh` when it just started (its output is read from 0). */
+  attach(row: AgentRow, ref: SessionRef, fresh: boolean): void {
+    const adapter = adapterOf(row.provider);
+    const local = this.ctx.host.name === "local";
+    const session = new AgentSession({
+      host: this.ctx.host,
+      ref,
+      workspace: row.workspacePath,
+      ...(local ? { localOutputPath: sessionPaths(ref.dir, ref.session).stdout } : {}),
+      offset: fresh ? 0 : row.outputOffset,
+      parser: adapter.createParser(),
+      resultGraceMs: this.ctx.config.agentResultGraceMs,
+      silenceMs: this.ctx.config.agentSilenceMs,
+      pollMs: this.opts.pollMs,
+      onLines: (lines, endOffset) => this.output.persist(row.id, row.sessionNumber, lines, endOffset),
+      onSessionId: (sessionId) => {
+        const current = this.ctx.records.find(row.id);
+        if (current && current.sessionId !== sessionId) this.ctx.records.update(row.id, { sessionId });
+      },
+      onUsage: (usage) => this.ctx.records.update(row.id, { usageSession: usage }),
+      // fail over at the first 429 rather than wait out the CLI's own back-off, when another account is free
+      onRetryingRateLimit: () => {
+        const accountId = this.ctx.records.find(row.id)?.accountId;
+        return !!accountId && (this.ctx.accounts?.usableCount(row.provider, accountId) ?? 0) > 0;
+      },
+      onExit: (outcome) => {
+        this.live.delete(row.id);
+        const done = this.complete(row.id, outcome)
+          .catch((err) => this.ctx.log.error({ err, agentId: row.id }, "agent completion failed"))
+          .finally(() => this.finishing.delete(row.id));
+        this.finishing.set(row.id, done);
+      },
+      onError: (err) => this.ctx.log.warn({ err, agentId: row.id }, "agent output tailing failed"),
+    });
+    this.live.set(row.id, session);
+    session.start();
+  }
+
+  /** The session ref of a live row (re-attach after a restart). */
+  private refOf(row: AgentRow): SessionRef {
+    return { agentId: row.id, session: row.sessionNumber, pid: row.pid!, startTime: row.pidStart, dir: agentDir(this.ctx.config, row.id) };
+  }
+
+  /** Decide what an ended process run means, and act on it. */
+  private async complete(id: string, outcome: SessionOutcome): Promise<void> {
+    const row = this.ctx.records.find(id);
+    if (!row) return;
+    const adapter = adapterOf(row.provider);
+    const decision = decideCompletion({
+      stopRequested: outcome.stopped,
+      signal: await this.ctx.host.readSignal(row.workspacePath),
+      result: outcome.result,
+      rateLimit: outcome.rateLimit,
+      exitCode: outcome.exitCode,
+      watchdog: outcome.watchdog,
+      lastText: outcome.lastText,
+      stderrTail: outcome.stderrTail,
+      // a commit request's run needs no signal.json: git status tells whether it worked
+      canResume: adapter.resumeStyle !== "none" && row.sessionId !== null && row.runReason !== "commit_request",
+      missingSignalRetries: row.missingSignalRetries,
+      queuedMessages: this.ctx.messages.undelivered(id).length,
+    });
+    await agentTestHooks.beforeCompletionWrite?.(id);
+    await this.ctx.approvals.expireFor(id, "the agent's process ended");
+    const base: AgentPatch = { usageTotal: addUsage(row.usageTotal, row.usageSession), usageSession: { inputTokens: 0, outputTokens: 0 }, exitCode: outcome.exitCode, pid: null, finishedAt: Date.now() };
+    const end = <T extends EventType>(move: AgentMove, patch: AgentPatch, type: T, payload: EventPayload<T>, guard?: () => void) =>
+      this.ctx.lifecycle.transition(id, move, { expectedVersion: row.version, patch: { ...base, ...patch }, event: { type, payload }, ...(guard ? { guard } : {}) });
+    switch (decision.action) {
+      case "stopped":
+        await end("stopped", { statusReason: decision.reason }, "agent.stopped", { reason: decision.reason });
+        break;
+      case "idle": {
+        // the commit-request run's own "done" does not replace the task's result
+        const result = row.runReason === "commit_request" && row.result ? row.result : decision.result;
+        try {
+          // idle only if no follow-up waits, decided in the transaction that writes idle
+          await end("finished", { statusReason: decision.note ?? null, result, missingSignalRetries: 0 }, "agent.idle", { result }, () => this.ctx.messages.assertNoneWaiting(id));
+        } catch (err) {
+          if (!(err instanceof UndeliveredFollowUps)) throw err;
+          await this.deliverFollowUps(id, base, decision.result);
+          break;
+        }
+        await this.cleanups.run(() => this.workspaces.afterIdle(id)).catch((err: unknown) => this.ctx.log.warn({ err, agentId: id }, "worktree cleanup failed"));
+        this.workspaces.measureDisk(id);
+        break;
+      }
+      case "waiting":
+        await end("asked", { statusReason: null, pendingQuestions: decision.questions, missingSignalRetries: 0 }, "agent.waiting", { questions: decision.questions });
+        break;
+      case "rate_limited":
+        await this.switchAccount(row, base, decision);
+        break;
+      case "crashed":
+        await end("crashed", { statusReason: decision.reason }, "agent.crashed", { reason: decision.reason.slice(0, 2000) });
+        break;
+      case "retry_missing_signal": {
+        const updated = this.ctx.records.update(id, { ...base, missingSignalRetries: row.missingSignalRetries + 1 });
+        await this.output.note(id, row.sessionNumber, "note", "finished without writing signal.json: resuming once to ask for it");
+        await this.resumeWith(updated, missingSignalPrompt(signalPathOf(row.workspacePath)), "missing_signal");
+        break;
+      }
+      case "deliver_queued":
+        await this.deliverFollowUps(id, base, decision.result);
+        break;
+    }
+  }
+
+  /** A usage limit: the account rests until it resets, the run goes on on another one (or waits for one). */
+  private async switchAccount(row: AgentRow, base: AgentPatch, decision: { reason: string; resetsAt?: string | undefined }): Promise<void> {
+    const accounts = this.ctx.accounts;
+    if (!accounts || !row.accountId || !accounts.has(row.provider)) {
+      const reason = `${decision.reason} (register more accounts with \`yard account add\` to fail over automatically)`;
+      await this.ctx.lifecycle.transition(row.id, "crashed", { expectedVersion: row.version, patch: { ...base, statusReason: reason }, event: { type: "agent.crashed", payload: { reason: reason.slice(0, 2000) } } });
+      return;
+    }
+    const until = decision.resetsAt ? Date.parse(decision.resetsAt) : null;
+    const exhausted = await accounts.markExhausted(row.accountId, Number.isFinite(until) ? until : null, decision.reason);
+    const label = accounts.label(row.accountId) ?? row.accountId;
+    const updated = this.ctx.records.update(row.id, { ...base, statusReason: decision.reason });
+    await this.output.note(row.id, row.sessionNumber, "note", `usage limit on account ${label} (until ${new Date(exhausted?.until ?? Date.now()).toISOString()}): ${decision.reason}`);
+    const sameSession = adapterOf(row.provider).resumeStyle !== "none" && row.sessionId !== null;
+    const original = row.runPrompt ?? row.prompt;
+    const prompt = sameSession ? `A usage limit interrupted your last turn; it continues now on another account. If this request is not done yet, carry it out now:\n\n${original}` : original;
+    await this.resumeWith(updated, prompt, "account_switch", { resume: sameSession || row.runResumed, reason: decision.reason });
+  }
+
+  /** The follow-ups that wait, in order, as the next run of the same session (marked delivered with its start). */
+  private async deliverFollowUps(id: string, base: AgentPatch, result: string | null): Promise<void> {
+    const waiting = this.ctx.messages.undelivered(id);
+    const updated = this.ctx.records.update(id, { ...base, result, missingSignalRetries: 0 });
+    const text = waiting.map((m) => m.text).join("\n\n");
+    await this.output.note(id, updated.sessionNumber, "user_message", text);
+    await this.resumeWith(updated, text, "message", { deliver: waiting });
+  }
+
+  async resumeWith(row: AgentRow, prompt: string, kind: Exclude<RunKind, "spawn">, opts: { resume?: boolean; reason?: string; deliver?: AgentMessageRow[] } = {}): Promise<void> {
+    if (this.ctx.closed()) return;
+    const launched = await this.launch(row, { prompt, resume: opts.resume ?? true, kind, ...(opts.reason ? { reason: opts.reason } : {}), ...(opts.deliver ? { deliver: opts.deliver } : {}) });
+    if (launched) await this.ctx.publish(row.id, "agent.resumed", { session: launched.session, reason: kind, pid: launched.ref.pid });
+  }
+
+  /** A user's stop of a live process run: resolves once its end was handled. False when none runs here. */
+  async stopLive(id: string): Promise<boolean> {
+    const session = this.live.get(id);
+    if (!session) return false;
+    await session.stop();
+    await this.finishing.get(id);
+    return true;
+  }
+
+  /** Resolves once the agent's last process run has been handled (result recorded, cleanup decided). */
+  async settled(id: string): Promise<void> {
+    await this.finishing.get(id);
+  }
+
+  /**
+   * After a restart: follow-ups stored the old way become rows; live agents are watched again
+   * (their processes kept running), the ones that never got a process are crashed; agents that
+   * waited for an account get one if it freed up meanwhile.
+   */
+  async reattachAll(): Promise<{ reattached: string[]; finished: string[] }> {
+    const reattached: string[] = [];
+    const finished: string[] = [];
+    for (const row of this.ctx.records.all()) {
+      if (row.queuedMessages.length > 0) {
+        this.ctx.messages.importLegacy(row.id, row.queuedMessages);
+        this.ctx.records.update(row.id, { queuedMessages: [] });
+      }
+      if (!LIVE_STATUSES.includes(row.status)) continue;
+      if (!row.pid || !row.outputPath) {
+        const reason = "the server stopped while the agent was starting";
+        await this.ctx.lifecycle.transition(row.id, "crashed", { expectedVersion: row.version, patch: { statusReason: reason, finishedAt: Date.now() }, event: { type: "agent.crashed", payload: { reason } } });
+        finished.push(row.id);
+        continue;
+      }
+      this.attach(row, this.refOf(row), false);
+      reattached.push(row.id);
+      await this.ctx.publish(row.id, "agent.status_changed", { status: row.status, reason: "re-attached after a server restart" });
+    }
+    for (const provider of new Set(this.ctx.records.all().filter((r) => r.status === "waiting_for_account").map((r) => r.provider))) this.wakeWaiting(provider);
+    return { reattached, finished };
+  }
+
+  /** Server shutdown: stop watching (the processes keep running and are re-attached at start). */
+  async detachAll(): Promise<void> {
+    await Promise.all([...this.live.values()].map((s) => s.detach()));
+    this.live.clear();
+    await Promise.all([...this.finishing.values()]);
+  }
+}

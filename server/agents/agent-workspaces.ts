@@ -1,0 +1,272 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { DomainError } from "../errors";
+import { adapterOf, workspaceOf, type AgentContext } from "./agent-context";
+import { deserializeError } from "./local-host";
+import type { AgentOutput } from "./agent-output";
+import { LIVE_STATUSES, mergeOf, type AgentRow, type RunKind } from "./agent-records";
+import { isMergedInto } from "./disk";
+import { mergeWorkspace, type MergeResult, type MergeStrategy } from "./merge";
+import { commitRequestPrompt } from "./prompts";
+import type { Workspace } from "./workspace";
+
+/** How often worktrees are measured and merged clean ones removed. */
+export const SWEEP_INTERVAL_MS = 10 * 60_000;
+
+export type SweepEntry = { agentId: string; alias: string; path: string; diskBytes: number | null; removed: boolean; note?: string };
+
+/**
+ * Agents' workspaces, through their host: made at spawn, restored for a resume, read (changes,
+ * diff), merged, and cleaned up once the work landed (committed by the agent, or for it).
+ */
+export class AgentWorkspaces {
+  private sweepTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    private readonly output: AgentOutput,
+    /** Resume the agent's session with a prompt (the one commit request). */
+    private readonly resume: (row: AgentRow, prompt: string, kind: Exclude<RunKind, "spawn">) => Promise<void>,
+  ) {}
+
+  private get host() {
+    return this.ctx.host;
+  }
+
+  /** The worktree of a new agent (its setup command's output goes to the agent's log); a failure crashes the agent. */
+  async create(id: string, req: { alias: string; repo: string; baseRef?: string; init: boolean; worktreesDir: string }): Promise<Workspace> {
+    const made = await this.host.createWorkspace({ worktreesDir: req.worktreesDir, alias: req.alias, repo: req.repo, init: req.init, ...(req.baseRef ? { baseRef: req.baseRef } : {}) });
+    await this.output.setup(id, made.setup).catch(() => undefined);
+    if (made.ok) {
+      const ws = made.workspace;
+      await this.ctx.publish(id, "worktree.created", { alias: req.alias, path: ws.path, branch: ws.branch, baseCommit: ws.baseCommit, kind: ws.kind });
+      return ws;
+    }
+    const err = deserializeError(made.error);
+    const reason = err.message;
+    await this.ctx.lifecycle.transition(id, "crashed", { patch: { statusReason: reason, finishedAt: Date.now(), workspaceRemoved: true }, event: { type: "agent.crashed", payload: { reason: reason.slice(0, 2000) } } });
+    throw err;
+  }
+
+  /** A worktree removed by cleanup (not by a failed spawn): its repository is still there. */
+  restorable(row: AgentRow): boolean {
+    return row.workspaceKind === "worktree" && !!row.repoPath && !!row.baseCommit && !!row.branch && existsSync(row.repoPath);
+  }
+
+  /** Refuses (WORKSPACE_REMOVED) a workspace that is gone for good. */
+  assertAvailable(row: AgentRow, what = ""): void {
+    if (row.workspaceRemoved && !this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed${what}`, { kind: "CONFLICT" });
+  }
+
+  async restore(row: AgentRow): Promise<AgentRow> {
+    if (!this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed: it cannot be resumed`, { kind: "CONFLICT" });
+    const ws = workspaceOf(row);
+    await this.host.restoreWorktree(ws);
+    await this.host.writeInputFiles(ws.path, { agentId: row.id, alias: row.alias, mode: row.mode, task: row.task, provider: row.provider });
+    await this.ctx.publish(row.id, "worktree.created", { alias: row.alias, path: ws.path, branch: ws.branch, baseCommit: ws.baseCommit, kind: "worktree" });
+    await this.output.note(row.id, row.sessionNumber, "note", `worktree restored at ${ws.path} on ${ws.branch}`);
+    return this.ctx.records.update(row.id, { workspaceRemoved: false, commitRequests: 0, cleanupWarning: null });
+  }
+
+  changes(row: AgentRow) {
+    this.assertAvailable(row);
+    const ws = workspaceOf(row);
+    return Promise.all([this.host.changes(ws), this.host.commitsSince(ws, row.mergedHead)]).then(([changes, commitsSinceMerge]) => ({ ...changes, commitsSinceMerge }));
+  }
+
+  diff(row: AgentRow, maxBytes?: number) {
+    this.assertAvailable(row);
+    return this.host.diff(workspaceOf(row), maxBytes ? { maxBytes } : {});
+  }
+
+  summary(row: AgentRow, maxBytes: number) {
+    this.assertAvailable(row);
+    return this.host.summary(workspaceOf(row), { maxBytes });
+  }
+
+  /** Merge the agent's branch into a local branch (default: the one it started from). */
+  async merge(row: AgentRow, opts: { into?: string; strategy?: MergeStrategy }): Promise<MergeResult> {
+    this.assertAvailable(row);
+    if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: merge once it is done`, { kind: "CONFLICT" });
+    const result = await mergeWorkspace(workspaceOf(row), {
+      ...opts,
+      // read and recorded under the repository lock: two merges at once cannot both bring the work in
+      previous: () => mergeOf(this.ctx.records.get(row.id)),
+      onMerged: (r) => void this.ctx.records.update(row.id, { mergedInto: r.into, mergeStrategy: r.strategy, mergeCommit: r.commit, mergedHead: r.head, mergedAt: Date.now() }),
+    });
+    if (result.merged && result.commit) {
+      await this.ctx.publish(row.id, "worktree.merged", { alias: row.alias, branch: result.branch, into: result.into, commit: result.commit, strategy: result.strategy, ...(result.head ? { head: result.head } : {}) });
+    }
+    return result;
+  }
+
+  /**
+   * A user's cleanup of a finished agent: its worktree removed now (its branch kept when it has
+   * commits). Refused (WORKTREE_DIRTY, with the files) when work is uncommitted, unless `discard`.
+   */
+  async cleanup(row: AgentRow, opts: { discard?: boolean }): Promise<void> {
+    if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: clean up once it is done`, { kind: "CONFLICT" });
+    if (row.workspaceRemoved || row.workspaceKind !== "worktree") return;
+    const ws = workspaceOf(row);
+    const dirty = (await this.host.workspaceExists(ws.path)) ? await this.host.dirtyFiles(ws) : [];
+    if (dirty.length > 0 && !opts.discard) {
+      throw new DomainError("WORKTREE_DIRTY", `The worktree ${ws.path} has uncommitted changes: ${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? ", ..." : ""}`, { kind: "CONFLICT", details: { files: dirty } });
+    }
+    if (dirty.length > 0) await this.output.note(row.id, row.sessionNumber, "note", `uncommitted work discarded by a user: ${dirty.slice(0, 20).join(", ")}`);
+    const ahead = await this.host.commitsAhead(ws);
+    await this.host.removeWorkspace(ws, { force: true, deleteBranch: ahead === 0 });
+    this.ctx.records.update(row.id, { workspaceRemoved: true, cleanupWarning: null, diskBytes: null });
+    await this.ctx.publish(row.id, "worktree.removed", { alias: row.alias, path: ws.path, branch: ahead > 0 ? ws.branch : null, reason: dirty.length > 0 ? "cleaned up by a user, uncommitted work discarded" : "cleaned up by a user" });
+  }
+
+  /** A deleted agent's workspace (refused when dirty unless forced). */
+  async remove(row: AgentRow, force: boolean): Promise<void> {
+    if (row.workspaceRemoved) return;
+    await this.host.removeWorkspace(workspaceOf(row), { force });
+    await this.ctx.publish(row.id, "worktree.removed", { alias: row.alias, path: row.workspacePath, branch: row.branch });
+  }
+
+  /**
+   * After an agent goes idle, its work lands, then its worktree is cleaned up. Uncommitted work
+   * gets one resume asking the agent to commit (when its CLI can resume); still uncommitted after
+   * that, or when the CLI cannot be asked, Switchyard commits it on the agent's branch
+   * (SWITCHYARD_AGENT_AUTOCOMMIT=on) or keeps it with a warning (off). Then a clean worktree is
+   * removed (its branch kept only with commits; archived first in debug mode) unless cleanup is
+   * off. Uncommitted work is never deleted.
+   */
+  async afterIdle(id: string): Promise<void> {
+    const cleanup = this.ctx.config.agentCleanup;
+    const autocommit = this.ctx.config.agentAutocommit === "on";
+    if ((cleanup === "off" && !autocommit) || this.ctx.closed()) return;
+    const row = this.ctx.records.get(id);
+    if (row.status !== "idle" || row.workspaceKind !== "worktree" || row.workspaceRemoved || !(await this.host.workspaceExists(row.workspacePath))) return;
+    const ws = workspaceOf(row);
+    const dirty = await this.host.dirtyFiles(ws);
+    if (dirty.length > 0) {
+      if (row.commitRequests < 1 && adapterOf(row.provider).resumeStyle !== "none" && row.sessionId) {
+        const updated = this.ctx.records.update(id, { commitRequests: row.commitRequests + 1, cleanupWarning: null });
+        await this.output.note(id, row.sessionNumber, "note", `${dirty.length} uncommitted path(s) in the worktree: resuming once to ask for a commit`);
+        await this.resume(updated, commitRequestPrompt({ workspacePath: ws.path, branch: ws.branch, paths: dirty, overridesDir: join(this.ctx.config.home, "prompts") }), "commit_request");
+        return;
+      }
+      const failed = autocommit ? await this.commitForAgent(row, ws) : "SWITCHYARD_AGENT_AUTOCOMMIT is off";
+      if (failed !== null) {
+        await this.keepDirty(row, ws, dirty, failed);
+        return;
+      }
+    }
+    if (cleanup === "off") return;
+    await this.removeClean(row, cleanup === "debug" ? "archive" : "remove", "clean after the agent finished");
+  }
+
+  /** Commit what the agent left on its branch, as the agent: null when it landed, else why not. */
+  private async commitForAgent(row: AgentRow, ws: Workspace): Promise<string | null> {
+    try {
+      const { commit, files } = await this.host.commitWorktree(ws, { message: autocommitMessage(row), author: agentIdentity(row) });
+      this.ctx.records.update(row.id, { cleanupWarning: null });
+      const shown = `${files.slice(0, 10).join(", ")}${files.length > 10 ? `, … (${files.length} in all)` : ""}`;
+      await this.output.note(row.id, row.sessionNumber, "note", `the agent left ${files.length} path(s) uncommitted: Switchyard committed them on ${ws.branch} as ${commit.slice(0, 10)} (${shown})`);
+      await this.ctx.publish(row.id, "worktree.committed", { alias: row.alias, branch: ws.branch ?? "", commit, files: files.slice(0, 100), fileCount: files.length });
+      return null;
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.ctx.log.warn({ err, agentId: row.id }, "committing an agent's work failed");
+      return `committing it failed: ${reason}`;
+    }
+  }
+
+  private async keepDirty(row: AgentRow, ws: Workspace, dirty: string[], why: string): Promise<void> {
+    const shown = `${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, … (${dirty.length} in all)` : ""}`;
+    const warning = `Uncommitted work was left in ${ws.path} (${shown}; ${why}); the worktree is kept until it is committed (there, or by asking the agent) or discarded (Discard and clean up; yard agent cleanup ${row.alias} --discard).`;
+    this.ctx.records.update(row.id, { cleanupWarning: warning });
+    await this.ctx.publish(row.id, "worktree.kept", { alias: row.alias, path: ws.path, dirty: dirty.slice(0, 100), reason: warning.slice(0, 2000) });
+  }
+
+  /** Disk used by a finished agent's worktree, in the background (the list shows it). */
+  measureDisk(id: string): void {
+    const row = this.ctx.records.find(id);
+    if (!row || row.workspaceRemoved) return;
+    void (async () => {
+      if (!(await this.host.workspaceExists(row.workspacePath))) return;
+      const diskBytes = await this.host.diskUsage(row.workspacePath);
+      if (!this.ctx.closed() && this.ctx.records.find(id)) this.ctx.records.update(id, { diskBytes, diskCheckedAt: Date.now() });
+    })().catch(() => undefined);
+  }
+
+  private async removeClean(row: AgentRow, how: "remove" | "archive", reason: string): Promise<void> {
+    const ws = workspaceOf(row);
+    const ahead = await this.host.commitsAhead(ws);
+    if (how === "archive") await this.host.archiveWorkspace(ws, join(this.ctx.config.home, "archive", `${row.alias}-${Date.now()}`));
+    await this.host.removeWorkspace(ws, { deleteBranch: ahead === 0 });
+    this.ctx.records.update(row.id, { workspaceRemoved: true, cleanupWarning: null, diskBytes: null });
+    const kept = ahead > 0 ? `branch ${ws.branch} kept with ${ahead} commit(s)` : "no commits, so its branch was deleted too";
+    await this.output.note(row.id, row.sessionNumber, "note", `worktree ${how === "archive" ? "archived and " : ""}removed (${reason}); ${kept}`);
+    await this.ctx.publish(row.id, "worktree.removed", { alias: row.alias, path: ws.path, branch: ahead > 0 ? ws.branch : null, reason });
+  }
+
+  /** The sweep soon after start, then every SWEEP_INTERVAL_MS. */
+  startSweeps(): void {
+    const sweep = () => {
+      if (!this.ctx.closed()) this.sweep().catch((err: unknown) => this.ctx.log.warn({ err }, "worktree sweep failed"));
+    };
+    setTimeout(sweep, 30_000).unref();
+    this.sweepTimer ??= setInterval(sweep, SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+  }
+
+  stopSweeps(): void {
+    clearInterval(this.sweepTimer);
+  }
+
+  /**
+   * The periodic sweep: disk used per worktree; worktrees of finished agents whose branch is
+   * merged into its base and that are clean are removed; stale worktree metadata is pruned.
+   */
+  async sweep(): Promise<SweepEntry[]> {
+    const report: SweepEntry[] = [];
+    const repos = new Set<string>();
+    for (const row of this.ctx.records.all()) {
+      if (row.workspaceKind !== "worktree" || row.workspaceRemoved || !(await this.host.workspaceExists(row.workspacePath))) continue;
+      if (row.repoPath) repos.add(row.repoPath);
+      const diskBytes = await this.host.diskUsage(row.workspacePath);
+      this.ctx.records.update(row.id, { diskBytes, diskCheckedAt: Date.now() });
+      const entry: SweepEntry = { agentId: row.id, alias: row.alias, path: row.workspacePath, diskBytes, removed: false };
+      report.push(entry);
+      if (LIVE_STATUSES.includes(row.status) || row.status === "waiting_for_input" || row.status === "waiting_for_account") continue;
+      const ws = workspaceOf(row);
+      if (!ws.branch || !row.baseRef || (await this.host.dirtyFiles(ws)).length > 0) continue;
+      const into = (await isMergedInto(row.repoPath!, ws.branch, row.baseRef)) ? row.baseRef : await this.mergedByRecord(row, ws);
+      if (!into) continue;
+      await this.removeClean(row, this.ctx.config.agentCleanup === "debug" ? "archive" : "remove", `its branch is merged into ${into}`);
+      entry.removed = true;
+      entry.note = `merged into ${into}`;
+    }
+    for (const repo of repos) await this.host.pruneWorktrees(repo).catch(() => undefined);
+    return report;
+  }
+
+  /**
+   * A squash or rebase leaves the branch outside its target's history: the merge record tells it
+   * is merged when nothing came on the branch since and the merge's commit is still on the target.
+   */
+  private async mergedByRecord(row: AgentRow, ws: Workspace): Promise<string | null> {
+    const m = mergeOf(row);
+    if (!m || !row.repoPath || (await this.host.commitsSince(ws, m.head)) !== 0) return null;
+    return (await isMergedInto(row.repoPath, m.commit, m.into, { commit: true })) ? m.into : null;
+  }
+}
+
+/** The agent as a commit's author: `<alias> (<provider> agent)`. */
+function agentIdentity(row: AgentRow): { name: string; email: string } {
+  return { name: `${row.alias} (${row.provider} agent)`, email: `${row.alias}@agents.switchyard.invalid` };
+}
+
+/** The message of a commit Switchyard makes for an agent: its result first, then where it came from. */
+export function autocommitMessage(row: Pick<AgentRow, "id" | "alias" | "provider" | "result" | "task">): string {
+  const result = (row.result ?? "").trim();
+  const source = result || row.task.trim() || `work of agent ${row.alias}`;
+  const first = source.split("\n")[0]!.trim();
+  const subject = first.length > 72 ? `${first.slice(0, 71)}…` : first;
+  const body = source === first ? "" : `${source}\n\n`;
+  return `${subject}\n\n${body}The agent left this work uncommitted; Switchyard committed it on its branch.\n\nSwitchyard-Agent: ${row.alias} (${row.id}, ${row.provider})\n`;
+}
