@@ -22,7 +22,7 @@ const migrationsDir = resolve(import.meta.dirname, "..", "..", "drizzle");
 export type DaemonHarness = {
   home: string;
   db: Db;
-  bus: EventBus;
+  bus: EventBus<EventStore>;
   service: DaemonsService;
   /** Last user text of every model call, in order. */
   calls: string[];

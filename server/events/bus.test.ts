@@ -47,9 +47,9 @@ describe("EventBus", () => {
     const bus = makeBus({ maxBatch: 100 });
     let commits = 0;
     const append = bus.store.append.bind(bus.store);
-    bus.store.append = (rows) => {
+    bus.store.append = (rows, writes) => {
       commits++;
-      append(rows);
+      return append(rows, writes);
     };
     await Promise.all(Array.from({ length: 1000 }, (_, i) => bus.publish("system.noted", { message: String(i) })));
     expect(bus.store.count()).toBe(1000);

@@ -1,7 +1,9 @@
 import { EventCatalog, scopeKey, type BusEvent, type EventPayload, type EventScope, type EventType, type ScopeFilter } from "../../shared/events";
-import type { EventRow, EventStore } from "./event-store";
+import type { EventRow, EventStorage } from "./event-store";
 
 type Pending = { row: EventRow; event: BusEvent; write?: () => void; resolve: (e: BusEvent) => void; reject: (err: Error) => void };
+
+const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as { then?: unknown } | null)?.then === "function";
 
 export type PublishOptions = {
   /**
@@ -38,13 +40,23 @@ export class BusClosedError extends Error {
 }
 
 /**
- * The typed event bus. `publish` assigns a global monotonic id at once, persists the event in a
- * group commit (one transaction per event-loop turn, or per `maxBatch` events), and only then
- * delivers it; its promise resolves after the commit: from then on the event survives kill -9.
+ * The typed event bus. `publish` persists the event in a group commit (one transaction per
+ * event-loop turn, or per `maxBatch` events), where the store gives it its global monotonic id,
+ * and only then delivers it; its promise resolves after the commit: from then on the event
+ * survives kill -9. On a store shared by several processes (PostgreSQL) the others' events are
+ * delivered too, in id order with this process's own, as their commits are announced.
  */
-export class EventBus {
-  private nextId: number;
-  private committedId: number;
+export class EventBus<S extends EventStorage = EventStorage> {
+  /** The newest id delivered to this process's listeners. */
+  private committedId = 0;
+  /** Resolves once the newest stored id is known (at once on SQLite). */
+  private ready: Promise<void> | undefined;
+  /** A commit under way (PostgreSQL): the next batch waits for it, so batches commit in order. */
+  private committing: Promise<void> | undefined;
+  /** Reading other processes' events from the store and delivering them (PostgreSQL). */
+  private catchingUp: Promise<void> | undefined;
+  private catchUpAgain = false;
+  private unwatch: (() => Promise<void>) | undefined;
   private pending: Pending[] = [];
   /** How many pending events carry row writes (none: the plain group commit). */
   private pendingWrites = 0;
@@ -61,13 +73,27 @@ export class EventBus {
   private iso = "";
 
   constructor(
-    readonly store: EventStore,
+    readonly store: S,
     options: BusOptions = {},
   ) {
-    this.committedId = store.maxId();
-    this.nextId = this.committedId + 1;
+    const maxId = store.maxId();
+    if (isPromise(maxId)) this.ready = maxId.then((id) => void (this.committedId = id));
+    else this.committedId = maxId;
     this.validate = options.validate ?? process.env.NODE_ENV !== "production";
     this.maxBatch = options.maxBatch ?? 4096;
+  }
+
+  /**
+   * Ready to publish, and, on a store shared by several processes, delivering their events as
+   * their commits are announced. Resolves at once on SQLite.
+   */
+  async open(): Promise<this> {
+    await this.ready;
+    if (this.store.watch && !this.unwatch) {
+      this.unwatch = await this.store.watch(() => this.catchUp());
+      this.catchUp();
+    }
+    return this;
   }
 
   /** The id of the newest committed event. */
@@ -89,9 +115,8 @@ export class EventBus {
       this.isoAt = now;
       this.iso = new Date(now).toISOString();
     }
-    const id = this.nextId++;
-    const event = { id, ts: this.iso, type, scope, payload: value } as BusEvent<T>;
-    const row: EventRow = { id, ts: now, type, scope, payloadJson: JSON.stringify(value) };
+    const event = { id: 0, ts: this.iso, type, scope, payload: value } as BusEvent<T>;
+    const row: EventRow = { id: 0, ts: now, type, scope, payloadJson: JSON.stringify(value) };
     return new Promise<BusEvent<T>>((resolve, reject) => {
       const pending: Pending = { row, event, resolve: resolve as (e: BusEvent) => void, reject };
       if (options.write) {
@@ -104,30 +129,82 @@ export class EventBus {
     });
   }
 
-  /** Commit everything pending now, then deliver it. */
+  /** Commit everything pending now, then deliver it (on PostgreSQL: once the commit before it is done). */
   flush(): void {
     if (this.flushTimer) {
       clearImmediate(this.flushTimer);
       this.flushTimer = undefined;
     }
-    const batch = this.pending;
-    if (batch.length === 0) return;
-    this.pending = [];
-    let failed: Map<number, Error> | undefined;
-    try {
-      failed = this.commit(batch);
-    } catch (err) {
-      // Nothing of this batch was stored: its ids are free again, and no subscriber saw them.
-      this.nextId = this.committedId + 1;
-      const error = err instanceof Error ? err : new Error(String(err));
-      for (const p of batch) p.reject(error);
+    if (this.pending.length === 0 || this.committing) return;
+    if (this.ready) {
+      this.committing = this.ready.then(() => {
+        this.ready = undefined;
+        this.committing = undefined;
+        this.flush();
+      });
       return;
     }
-    // an event whose own writes failed leaves a gap in the ids: readers only rely on their order
-    for (const p of batch) {
-      const error = failed?.get(p.row.id);
-      if (error) {
-        p.reject(error);
+    const batch = this.pending;
+    this.pending = [];
+    const withWrites = this.pendingWrites > 0;
+    this.pendingWrites = 0;
+    let result: Array<number | Error> | Promise<Array<number | Error>>;
+    try {
+      result = this.store.append(
+        batch.map((p) => p.row),
+        withWrites ? batch.map((p) => p.write) : undefined,
+      );
+    } catch (err) {
+      this.failed(batch, err);
+      return;
+    }
+    if (!isPromise(result)) {
+      this.committed(batch, result);
+      return;
+    }
+    this.committing = result
+      .then(
+        (ids) => this.committed(batch, ids),
+        (err: unknown) => this.failed(batch, err),
+      )
+      .finally(() => {
+        this.committing = undefined;
+        if (this.pending.length > 0) this.flush();
+      });
+  }
+
+  /** Nothing of this batch was stored: no subscriber saw it. */
+  private failed(batch: Pending[], err: unknown): void {
+    const error = err instanceof Error ? err : new Error(String(err));
+    for (const p of batch) p.reject(error);
+  }
+
+  private committed(batch: Pending[], ids: Array<number | Error>): void {
+    const kept: Pending[] = [];
+    batch.forEach((p, i) => {
+      const id = ids[i];
+      if (id instanceof Error || id === undefined) {
+        p.reject(id ?? new Error("the store returned no id"));
+        return;
+      }
+      p.row.id = id;
+      (p.event as { id: number }).id = id;
+      kept.push(p);
+    });
+    if (kept.length === 0) return;
+    // others committed between our last delivered event and this batch (a shared store): theirs first
+    if (this.store.watch && (this.catchingUp || kept[0]!.row.id > this.committedId + 1)) {
+      this.catchUp(kept);
+      return;
+    }
+    this.deliverOwn(kept);
+  }
+
+  /** Deliver this process's committed events (in id order) and resolve their publishers. */
+  private deliverOwn(kept: Pending[]): void {
+    for (const p of kept) {
+      if (p.row.id <= this.committedId) {
+        p.resolve(p.event); // already delivered from the store by a catch-up
         continue;
       }
       this.committedId = p.row.id;
@@ -136,24 +213,38 @@ export class EventBus {
     }
   }
 
-  private commit(batch: Pending[]): Map<number, Error> | undefined {
-    const withWrites = this.pendingWrites > 0;
-    this.pendingWrites = 0;
-    const write = () => (withWrites ? this.store.appendWithWrites(batch.map((p) => p.row), batch.map((p) => p.write)) : (this.store.append(batch.map((p) => p.row)), undefined));
-    try {
-      return write();
-    } catch (err) {
-      // another process appended to the same store since our ids were taken: number the batch
-      // after its events (nobody has seen these ids yet) and commit once more
-      if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY") throw err;
-      let id = this.store.maxId();
-      for (const p of batch) {
-        p.row.id = ++id;
-        (p.event as { id: number }).id = id;
+  /**
+   * Read what other processes committed after our last delivered id and deliver it, in order;
+   * then our own batch (`own`), whose publishers resolve once it is delivered. One catch-up at a
+   * time; one asked for meanwhile runs again afterwards.
+   */
+  private catchUp(own?: Pending[]): void {
+    if (this.closed && !own) return;
+    const run = async (): Promise<void> => {
+      const upTo = own ? own[0]!.row.id - 1 : Number.POSITIVE_INFINITY;
+      for (;;) {
+        const page = await this.store.readAfter(this.committedId, undefined, 1000);
+        const theirs = page.filter((e) => e.id <= upTo);
+        for (const e of theirs) {
+          if (e.id <= this.committedId) continue; // delivered meanwhile
+          this.committedId = e.id;
+          this.deliver(e);
+        }
+        if (theirs.length < page.length || page.length < 1000) break;
       }
-      this.nextId = id + 1;
-      return write();
-    }
+      if (own) this.deliverOwn(own);
+    };
+    const previous = this.catchingUp ?? Promise.resolve();
+    const next = previous.then(run, run).catch(() => {
+      // the store could not be read (a lost connection): our own events are committed, their
+      // publishers resolve; everything after our cursor is read again shortly (or at the next NOTIFY)
+      if (own) for (const p of own) p.resolve(p.event);
+      if (!this.closed) setTimeout(() => !this.closed && this.catchUp(), 500).unref();
+    });
+    this.catchingUp = next;
+    void next.finally(() => {
+      if (this.catchingUp === next) this.catchingUp = undefined;
+    });
   }
 
   private deliver(event: BusEvent): void {
@@ -226,7 +317,8 @@ export class EventBus {
       while (!signal?.aborted && !this.closed) {
         if (fromStore) {
           queue.clear();
-          const page = this.store.readAfter(cursor, scope, maxBatch);
+          await this.ready;
+          const page = await this.store.readAfter(cursor, scope, maxBatch);
           if (page.length === 0) {
             fromStore = false;
             overflowed = false;
@@ -262,6 +354,14 @@ export class EventBus {
     this.flush();
     this.closed = true;
     for (const wake of [...this.wakers]) wake();
+    const unwatch = this.unwatch;
+    this.unwatch = undefined;
+    void unwatch?.().catch(() => undefined);
+  }
+
+  /** Resolves once every commit under way is done and delivered (a shared store's shutdown). */
+  async drain(): Promise<void> {
+    while (this.committing || this.catchingUp) await (this.committing ?? this.catchingUp);
   }
 }
 

@@ -2,7 +2,7 @@ import type { Statement, Transaction } from "better-sqlite3";
 import type { BusEvent, EventScope, ScopeFilter, ScopeKind } from "../../shared/events";
 import type { Db } from "../db/client";
 
-/** One row as the bus hands it to the store: payload already serialized. */
+/** One row as the bus hands it to the store: payload already serialized; `id` is set by the store's `append`. */
 export type EventRow = {
   id: number;
   ts: number;
@@ -10,6 +10,30 @@ export type EventRow = {
   scope: EventScope;
   payloadJson: string;
 };
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Where the bus keeps events: this SQLite file (`EventStore`, synchronous) or PostgreSQL
+ * (`PgEventStore`, several processes). Results may be plain values: the SQLite hot path never
+ * waits for a promise.
+ */
+export interface EventStorage {
+  /** The newest committed id. */
+  maxId(): MaybePromise<number>;
+  /**
+   * Store the rows in one transaction, in order, with ids above every id committed before (ids
+   * are handed out in commit order: a reader trusting `id > cursor` never skips one). A row's
+   * write (`writes[i]`, same transaction, a savepoint of its own) that throws drops only that row.
+   * Per row: its id, or the error of its write. Throws when nothing was stored.
+   */
+  append(rows: readonly EventRow[], writes?: ReadonlyArray<(() => void) | undefined>): MaybePromise<Array<number | Error>>;
+  /** Events with id > afterId, oldest first, optionally of one scope. */
+  readAfter(afterId: number, scope: ScopeFilter | undefined, limit: number): MaybePromise<BusEvent[]>;
+  count(afterId?: number, scope?: ScopeFilter): MaybePromise<number>;
+  /** Commits of other processes on the same store, as they happen: the newest id each committed. */
+  watch?(onCommit: (lastId: number) => void): Promise<() => Promise<void>>;
+}
 
 type RawRow = {
   id: number;
@@ -38,7 +62,9 @@ const SELECT = "SELECT id, ts, type, run_id, agent_id, daemon_id, conversation_i
  * Persistence of bus events. Raw prepared statements on the hot path (the table itself is defined
  * with drizzle in events.sql.ts and created by the migrations).
  */
-export class EventStore {
+export class EventStore implements EventStorage {
+  /** The next id to hand out (this process's view; renumbered when another process on the file took it). */
+  private nextId: number | undefined;
   private readonly insertStmt: Statement;
   private readonly insertBatch: (rows: readonly EventRow[]) => void;
   private readonly withWrites: Transaction<(rows: readonly EventRow[], writes: ReadonlyArray<(() => void) | undefined>) => Map<number, Error>>;
@@ -90,18 +116,30 @@ export class EventStore {
     this.countScoped = { run: counted("run"), agent: counted("agent"), daemon: counted("daemon"), conversation: counted("conversation") };
   }
 
-  /** Insert rows in one transaction (the group commit). */
-  append(rows: readonly EventRow[]): void {
-    if (rows.length > 0) this.insertBatch(rows);
-  }
-
   /**
-   * The group commit with the events' own row writes: one IMMEDIATE transaction (another process
-   * on the same file waits for it, never reads half of it); each event's write in a savepoint
-   * first, then the events whose writes held. Returns the errors by event id.
+   * The group commit: the rows in one transaction. With row writes it is IMMEDIATE (another
+   * process on the same file waits for it, never reads half of it): each event's write in a
+   * savepoint first, then the events whose writes held (one whose write failed leaves a gap in
+   * the ids). Ids follow the newest stored one; when another process on the same file took them
+   * meanwhile, the batch is numbered after its events and committed once more.
    */
-  appendWithWrites(rows: readonly EventRow[], writes: ReadonlyArray<(() => void) | undefined>): Map<number, Error> {
-    return this.withWrites.immediate(rows, writes);
+  append(rows: readonly EventRow[], writes?: ReadonlyArray<(() => void) | undefined>): Array<number | Error> {
+    if (rows.length === 0) return [];
+    const withWrites = !!writes && writes.some((w) => w !== undefined);
+    const attempt = (): Array<number | Error> => {
+      let id = (this.nextId ??= this.maxId() + 1);
+      for (const r of rows) r.id = id++;
+      const failed = withWrites ? this.withWrites.immediate(rows, writes!) : (this.insertBatch(rows), undefined);
+      this.nextId = id;
+      return rows.map((r) => failed?.get(r.id) ?? r.id);
+    };
+    try {
+      return attempt();
+    } catch (err) {
+      this.nextId = undefined;
+      if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY") throw err;
+      return attempt();
+    }
   }
 
   private withWritesTx(rows: readonly EventRow[], writes: ReadonlyArray<(() => void) | undefined>): Map<number, Error> {

@@ -46,13 +46,13 @@ export const eventsRouter = router({
   }),
 
   /** A page of stored events, oldest first. */
-  list: publicProcedure.input(ListEventsInput).query(({ input, ctx }) => {
-    const events = ctx.bus.store.readAfter(input.afterId, canonical(ctx, input.scope), input.limit);
+  list: publicProcedure.input(ListEventsInput).query(async ({ input, ctx }) => {
+    const events = await ctx.bus.store.readAfter(input.afterId, canonical(ctx, input.scope), input.limit);
     return { events, lastId: ctx.bus.lastId };
   }),
 
-  count: publicProcedure.input(ListEventsInput.pick({ afterId: true, scope: true })).query(({ input, ctx }) => {
-    return { count: ctx.bus.store.count(input.afterId, canonical(ctx, input.scope)), lastId: ctx.bus.lastId };
+  count: publicProcedure.input(ListEventsInput.pick({ afterId: true, scope: true })).query(async ({ input, ctx }) => {
+    return { count: await ctx.bus.store.count(input.afterId, canonical(ctx, input.scope)), lastId: ctx.bus.lastId };
   }),
 
   /** Put a note on the bus (scripts, `yard emit`, tests). Resolves once it is stored. */

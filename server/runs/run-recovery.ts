@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import type { BusEvent } from "../../shared/events";
-import type { EventStore } from "../events/event-store";
+import type { EventStorage } from "../events/event-store";
 import type { Logger } from "../log";
 import { loadStrategyFile } from "../strategies/loader";
 import type { RunLifecycle, RunRow } from "./run-lifecycle";
@@ -10,7 +10,7 @@ import { agentRecords, lastSegment, readRunEvents, type SegmentState } from "./t
 /** What recovery needs from the runs service. */
 export type RecoveryHost = {
   lifecycle: RunLifecycle;
-  store: EventStore;
+  store: EventStorage;
   log: Logger;
   /** A RunState for this config (the service's bus and permission policy). */
   createRun(config: RunConfig): RunState;
@@ -29,7 +29,7 @@ export async function recoverRuns(host: RecoveryHost): Promise<{ resumed: string
   const resumed: string[] = [];
   const interrupted: string[] = [];
   for (const row of host.lifecycle.running()) {
-    const events = readRunEvents(host.store, row.id);
+    const events = await readRunEvents(host.store, row.id);
     const seg = lastSegment(events);
     if (seg.completed && seg.completed.payload.segment === row.segment) {
       host.lifecycle.reconcile(row, seg.completed);

@@ -1,6 +1,6 @@
 import type { RunSummary } from "../../shared/runs";
 import type { Strategy } from "../../shared/strategy";
-import type { EventStore } from "../events/event-store";
+import type { EventStorage } from "../events/event-store";
 import { flowGraph } from "../strategies/flow-graph";
 import type { RunRow } from "./run-lifecycle";
 import type { RunState } from "./run-state";
@@ -38,9 +38,9 @@ export function inMemorySummary(run: RunState) {
 }
 
 /** One run: its listing row, live state and what it waits on (a stored-only run: from its run.started). */
-export function runDetail(runId: string, row: RunRow | undefined, run: RunState | undefined, store: EventStore) {
+export async function runDetail(runId: string, row: RunRow | undefined, run: RunState | undefined, store: EventStorage) {
   const strategy = run?.config.strategy;
-  const first = strategy ? undefined : store.readAfter(0, { kind: "run", id: runId }, 1)[0];
+  const first = strategy ? undefined : (await store.readAfter(0, { kind: "run", id: runId }, 1))[0];
   const startedPayload = first?.type === "run.started" ? first.payload : undefined;
   const flow = (strategy?.flow ?? startedPayload?.flowTree ?? null) as Strategy["flow"] | null;
   return {

@@ -39,7 +39,7 @@ export const runsRouter = router({
   prepare: publicProcedure.input(RunsInput.prepare).mutation(async ({ input, ctx }) => {
     const { run, attached } = await ctx.runs.prepare(input);
     const s = run.config.strategy;
-    return { runId: run.runId, strategyName: s.name, agents: Object.keys(s.agents), flowTree: s.flow, attached, continuation: run.continuation, warnings: run.warnings, conversation: ctx.runs.conversation(run) };
+    return { runId: run.runId, strategyName: s.name, agents: Object.keys(s.agents), flowTree: s.flow, attached, continuation: run.continuation, warnings: run.warnings, conversation: await ctx.runs.conversation(run) };
   }),
   start: publicProcedure.input(RunsInput.start).mutation(async ({ input, ctx }) => {
     const run = await ctx.runs.start(input.runId, input.input);
@@ -67,7 +67,7 @@ export const runsRouter = router({
   }),
   list: publicProcedure.input(RunsInput.list).query(({ input, ctx }) => ctx.runs.list(input)),
   get: publicProcedure.input(RunsInput.runId).query(({ input, ctx }) => ctx.runs.get(input.runId)),
-  timeline: publicProcedure.input(RunsInput.timeline).query(({ input, ctx }) => ({ events: ctx.runs.timeline(input.runId, input.afterId, input.limit), lastId: ctx.bus.lastId })),
+  timeline: publicProcedure.input(RunsInput.timeline).query(async ({ input, ctx }) => ({ events: await ctx.runs.timeline(input.runId, input.afterId, input.limit), lastId: ctx.bus.lastId })),
   /** The run's events: its stored timeline after lastEventId, then live (replays, unlike /ws). */
   onEvents: publicProcedure.input(RunsInput.onEvents).subscription(async function* ({ input, ctx, signal }) {
     ctx.stats.sseOpened();

@@ -90,14 +90,14 @@ export class RunsService {
     }
     const warnings = loaded.warnings.map((w) => ({ path: w.path, message: w.message }));
     const run = this.createRun({ runId: input.runId ?? randomUUID(), strategy: loaded.strategy, strategyPath: loaded.path, cwd, manifestPath, modelOverride, warnings, ...(input.budget ? { budget: input.budget } : {}) });
-    if (row) run.preparedFrom(row.segment, agentRecords(readRunEvents(this.deps.bus.store, run.runId)));
+    if (row) run.preparedFrom(row.segment, agentRecords(await readRunEvents(this.deps.bus.store, run.runId)));
     this.remember(run);
     return { run, attached: false };
   }
 
   /** The conversation a prepared run carries (records, inputs), as run_prepared sends it. */
-  conversation(run: RunState) {
-    const events = run.continuation || run.segment > 0 ? readRunEvents(this.deps.bus.store, run.runId) : [];
+  async conversation(run: RunState) {
+    const events = run.continuation || run.segment > 0 ? await readRunEvents(this.deps.bus.store, run.runId) : [];
     return { records: agentRecords(events), retentionEvents: [] as unknown[], inputs: humanInputs(events) };
   }
 
@@ -212,7 +212,7 @@ export class RunsService {
   }
 
   /** One run: its listing row, live state and what it waits on. */
-  get(runId: string) {
+  async get(runId: string) {
     const row = this.row(runId);
     const run = this.active.get(runId);
     if (!row && !run) throw fail("RUN_NOT_FOUND", `Run not found: ${runId}`, "NOT_FOUND");
@@ -233,7 +233,7 @@ export class RunsService {
     return this.lifecycle.row(runId);
   }
 
-  timeline(runId: string, afterId = 0, limit = 1000): BusEvent[] {
+  async timeline(runId: string, afterId = 0, limit = 1000): Promise<BusEvent[]> {
     return this.deps.bus.store.readAfter(afterId, { kind: "run", id: runId }, limit);
   }
 

@@ -1,13 +1,13 @@
 import type { BusEvent } from "../../shared/events";
 import type { AgentCallRecord, PendingRequest, StepResult, Usage } from "../../shared/runs";
-import type { EventStore } from "../events/event-store";
+import type { EventStorage } from "../events/event-store";
 import { emptyMemo, requestKey, type Memo } from "./run-state";
 
 /** A run's persisted timeline (its events in the store, scope runId), read back. */
-export function readRunEvents(store: EventStore, runId: string): BusEvent[] {
+export async function readRunEvents(store: EventStorage, runId: string): Promise<BusEvent[]> {
   const out: BusEvent[] = [];
   for (let after = 0; ; ) {
-    const page = store.readAfter(after, { kind: "run", id: runId }, 5000);
+    const page = await store.readAfter(after, { kind: "run", id: runId }, 5000);
     if (page.length === 0) return out;
     out.push(...page);
     after = page[page.length - 1]!.id;

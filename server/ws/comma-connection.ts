@@ -107,7 +107,7 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
       const { run } = await runs.prepare({ runId: m.runId, strategyPath: m.strategyPath, modelOverride: m.modelOverride, cwd: m.cwd, manifestPath: m.manifestPath });
       ctx.subs.add(run.runId, socket);
       const s = run.config.strategy;
-      const conversation = conversationOf(readRunEvents(ctx.services.bus.store, run.runId));
+      const conversation = conversationOf(await readRunEvents(ctx.services.bus.store, run.runId));
       return reply(socket, { type: "run_prepared", runId: run.runId, strategyName: s.name, agents: Object.keys(s.agents), flowTree: s.flow as unknown as Record<string, unknown>, conversation, mcpServers: [] }, rid);
     }
     case "start_run":
