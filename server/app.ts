@@ -84,6 +84,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     bus,
     log,
     home: config.home,
+    ...(config.secretKey ? { secretKey: config.secretKey } : {}),
     cooldownMs: config.accountCooldownMs,
     claudeOAuth: { tokenUrl: config.claudeOAuthTokenUrl, clientId: config.claudeOAuthClientId },
     addSecret: (secret) => redact.add(secret),

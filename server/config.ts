@@ -28,6 +28,12 @@ const ConfigSchema = z.object({
   port: z.coerce.number().int("expected an integer port").min(0).max(65535).default(7422),
   home: z.string().min(1).default(join(homedir(), ".switchyard")),
   token: z.preprocess(emptyToUndefined, z.string().min(16, "must be at least 16 characters").optional()),
+  /**
+   * The cluster's secret (32+ characters): agent tokens and sealed account credentials are keyed
+   * from it instead of files in the data dir, so servers sharing a database accept each other's
+   * agent tokens and open each other's accounts.
+   */
+  secretKey: z.preprocess(emptyToUndefined, z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 48)").optional()),
   allowedHosts: z.preprocess(
     (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
     z.array(z.string().min(1)).default([]),
@@ -101,6 +107,7 @@ export const ENV_VARS = {
   port: "SWITCHYARD_PORT",
   home: "SWITCHYARD_HOME",
   token: "SWITCHYARD_TOKEN",
+  secretKey: "SWITCHYARD_SECRET_KEY",
   allowedHosts: "SWITCHYARD_ALLOWED_HOSTS",
   allowedRoots: "SWITCHYARD_ALLOWED_ROOTS",
   logLevel: "SWITCHYARD_LOG_LEVEL",
@@ -191,5 +198,5 @@ export function isLoopbackHost(host: string): boolean {
 
 /** Secrets that must never appear in logs, events, errors or /health. */
 export function secretsOf(config: Config): string[] {
-  return [config.token, config.anthropicApiKey, config.openaiApiKey].filter((s): s is string => !!s && s.length >= 4);
+  return [config.token, config.secretKey, config.anthropicApiKey, config.openaiApiKey].filter((s): s is string => !!s && s.length >= 4);
 }

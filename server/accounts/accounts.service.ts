@@ -27,6 +27,8 @@ export interface AccountsServiceOptions {
   bus: EventBus;
   log: Logger;
   home: string;
+  /** SWITCHYARD_SECRET_KEY: credentials sealed with a key every server of a cluster shares. */
+  secretKey?: string;
   cooldownMs: number;
   claudeOAuth: OAuthEndpoint;
   /** Every secret becomes a redaction target of logs and errors. */
@@ -51,7 +53,7 @@ export class AccountsService {
   private readonly refreshing = new Map<string, Promise<void>>();
 
   constructor(private readonly opts: AccountsServiceOptions) {
-    this.sealer = new Sealer(opts.home);
+    this.sealer = new Sealer(opts.home, opts.secretKey);
     for (const row of this.rows()) {
       try {
         opts.addSecret(this.sealer.open(row.secret));

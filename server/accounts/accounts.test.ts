@@ -184,4 +184,24 @@ describe("sealing", () => {
     expect(() => s1.open(parts.join("."))).toThrow();
     expect(existsSync(join(home, "account-key"))).toBe(true);
   });
+
+  it("with SWITCHYARD_SECRET_KEY: another data dir with the same key opens it, one without it says which key is missing; older values still open where their key file is", () => {
+    const key = "k".repeat(40);
+    const old = new Sealer(home).seal("sealed-before-the-key");
+    const a = new Sealer(home, key);
+    const sealed = a.seal("cluster-secret");
+    expect(sealed.startsWith("k1.")).toBe(true);
+    expect(a.open(old)).toBe("sealed-before-the-key");
+    const elsewhere = mkdtempSync(join(tmpdir(), "switchyard-seal-"));
+    try {
+      const b = new Sealer(elsewhere, key);
+      expect(b.open(sealed)).toBe("cluster-secret");
+      expect(existsSync(join(elsewhere, "account-key"))).toBe(false);
+      expect(() => b.open(old)).toThrow(/account-key is missing here/);
+      expect(() => new Sealer(elsewhere, "x".repeat(40)).open(sealed)).toThrow();
+      expect(() => new Sealer(join(elsewhere, "plain")).open(sealed)).toThrow(/set the same SWITCHYARD_SECRET_KEY/);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
 });

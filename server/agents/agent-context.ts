@@ -16,7 +16,7 @@ import type { Workspace } from "./workspace";
 
 export type AgentsConfig = Pick<
   Config,
-  "home" | "agentCleanup" | "agentAutocommit" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey"
+  "home" | "secretKey" | "agentCleanup" | "agentAutocommit" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey"
 >;
 
 /**

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { deriveKey } from "../keys";
 import { REPO_ROOT } from "../paths";
 
 /**
@@ -20,18 +21,36 @@ export function loadAgentSecret(home: string): Buffer {
   return secret;
 }
 
+/**
+ * The keys of agent tokens: with SWITCHYARD_SECRET_KEY, new tokens are signed with a key derived
+ * from it (every server of a cluster accepts them); tokens of the data dir's own secret, handed to
+ * agents before the key was set, stay valid here.
+ */
+export function agentSecrets(home: string, secretKey: string | undefined): { mint: Buffer; accept: Buffer[] } {
+  if (!secretKey) {
+    const own = loadAgentSecret(home);
+    return { mint: own, accept: [own] };
+  }
+  const derived = deriveKey(secretKey, "agent-tokens");
+  const path = join(home, "agent-secret");
+  return { mint: derived, accept: existsSync(path) ? [derived, loadAgentSecret(home)] : [derived] };
+}
+
 export function agentToken(secret: Buffer, agentId: string): string {
   const sig = createHmac("sha256", secret).update(`agent:${agentId}`).digest("base64url");
   return `${TOKEN_PREFIX}.${agentId}.${sig}`;
 }
 
-/** The agent id a token was issued to, or null when it is not a valid agent token. */
-export function verifyAgentToken(secret: Buffer, token: string): string | null {
+/** The agent id a token was issued to (under any of `secrets`), or null when it is not a valid agent token. */
+export function verifyAgentToken(secrets: Buffer | readonly Buffer[], token: string): string | null {
   const parts = token.split(".");
   if (parts.length !== 3 || parts[0] !== TOKEN_PREFIX || !parts[1]) return null;
-  const expected = Buffer.from(agentToken(secret, parts[1]));
   const given = Buffer.from(token);
-  return expected.length === given.length && timingSafeEqual(expected, given) ? parts[1] : null;
+  for (const secret of Array.isArray(secrets) ? secrets : [secrets as Buffer]) {
+    const expected = Buffer.from(agentToken(secret, parts[1]));
+    if (expected.length === given.length && timingSafeEqual(expected, given)) return parts[1];
+  }
+  return null;
 }
 
 /** `<home>/bin/yard`: a shim running this installation's CLI with this Node. */

@@ -14,14 +14,12 @@ import { AgentSession, type SessionOutcome } from "./agent-session";
 import type { AgentWorkspaces } from "./agent-workspaces";
 import { decideCompletion } from "./completion";
 import { signalPathOf } from "./input-files";
+import { agentTestHooks } from "./agent-test-hooks";
 import { Limiter } from "./limiter";
 import { sessionPaths } from "./local-host";
 import { missingSignalPrompt } from "./prompts";
 import { getProvider, listProviders, resolveCommand } from "./providers";
 import type { ProviderAdapter } from "./providers/types";
-
-/** Test support, never set in production: runs in completion between reading the agent and writing its outcome. */
-export const agentTestHooks: { beforeCompletionWrite?: (agentId: string) => Promise<void> } = {};
 
 export interface RunRequest {
   prompt: string;
@@ -101,7 +99,7 @@ export class AgentRunner {
     if (!command) {
       throw new DomainError(
         "AGENT_CLI_NOT_FOUND",
-        `The ${adapter.displayName} CLI ("${adapter.defaultCommand}") is not installed: install it or set SWITCHYARD_AGENT_COMMANDS=${adapter.name}=/path/to/${adapter.defaultCommand}`,
+        `${adapter.displayName} ("${adapter.defaultCommand}") is not installed: install it or set SWITCHYARD_AGENT_COMMANDS=${adapter.name}=/path/to/${adapter.defaultCommand}`,
       );
     }
     return command;
@@ -326,11 +324,13 @@ export class AgentRunner {
         await end("stopped", { statusReason: decision.reason }, "agent.stopped", { reason: decision.reason });
         break;
       case "idle": {
-        // the commit-request run's own "done" does not replace the task's result
-        const result = row.runReason === "commit_request" && row.result ? row.result : decision.result;
+        // the commit-request run's own "done" (it needs no signal.json) replaces neither the task's result nor its note
+        const commitRequest = row.runReason === "commit_request";
+        const result = commitRequest && row.result ? row.result : decision.result;
+        const statusReason = commitRequest ? row.statusReason : (decision.note ?? null);
         try {
           // idle only if no follow-up waits, decided in the transaction that writes idle
-          await end("finished", { statusReason: decision.note ?? null, result, missingSignalRetries: 0 }, "agent.idle", { result }, () => this.ctx.messages.assertNoneWaiting(id));
+          await end("finished", { statusReason, result, missingSignalRetries: 0 }, "agent.idle", { result }, () => this.ctx.messages.assertNoneWaiting(id));
         } catch (err) {
           if (!(err instanceof UndeliveredFollowUps)) throw err;
           await this.deliverFollowUps(id, base, decision.result);

@@ -4,6 +4,7 @@ import { DomainError } from "../errors";
 import { adapterOf, workspaceOf, type AgentContext } from "./agent-context";
 import { deserializeError } from "./local-host";
 import type { AgentOutput } from "./agent-output";
+import { agentTestHooks } from "./agent-test-hooks";
 import { LIVE_STATUSES, mergeOf, type AgentRow, type RunKind } from "./agent-records";
 import { isMergedInto } from "./disk";
 import { mergeWorkspace, type MergeResult, type MergeStrategy } from "./merge";
@@ -21,6 +22,8 @@ export type SweepEntry = { agentId: string; alias: string; path: string; diskByt
  */
 export class AgentWorkspaces {
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** Per agent: the cleanup at idle under way; what a user does to the workspace waits for it. */
+  private readonly landing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly ctx: AgentContext,
@@ -86,6 +89,8 @@ export class AgentWorkspaces {
 
   /** Merge the agent's branch into a local branch (default: the one it started from). */
   async merge(row: AgentRow, opts: { into?: string; strategy?: MergeStrategy }): Promise<MergeResult> {
+    await this.landed(row.id);
+    row = this.ctx.records.get(row.id);
     this.assertAvailable(row);
     if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: merge once it is done`, { kind: "CONFLICT" });
     const result = await mergeWorkspace(workspaceOf(row), {
@@ -105,6 +110,8 @@ export class AgentWorkspaces {
    * commits). Refused (WORKTREE_DIRTY, with the files) when work is uncommitted, unless `discard`.
    */
   async cleanup(row: AgentRow, opts: { discard?: boolean }): Promise<void> {
+    await this.landed(row.id);
+    row = this.ctx.records.get(row.id);
     if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: clean up once it is done`, { kind: "CONFLICT" });
     if (row.workspaceRemoved || row.workspaceKind !== "worktree") return;
     const ws = workspaceOf(row);
@@ -134,7 +141,26 @@ export class AgentWorkspaces {
    * removed (its branch kept only with commits; archived first in debug mode) unless cleanup is
    * off. Uncommitted work is never deleted.
    */
-  async afterIdle(id: string): Promise<void> {
+  afterIdle(id: string): Promise<void> {
+    const run = this.landIdle(id);
+    const settled = run.catch(() => undefined);
+    this.landing.set(id, settled);
+    void settled.then(() => {
+      if (this.landing.get(id) === settled) this.landing.delete(id);
+    });
+    return run;
+  }
+
+  /**
+   * Resolves once the cleanup at idle of the agent (commit, removal of its worktree) is over: a
+   * message, answers, a merge or a user's cleanup started meanwhile would meet a worktree half
+   * removed. (Its commit request's resume runs inside it and does not wait.)
+   */
+  async landed(id: string): Promise<void> {
+    await this.landing.get(id);
+  }
+
+  private async landIdle(id: string): Promise<void> {
     const cleanup = this.ctx.config.agentCleanup;
     const autocommit = this.ctx.config.agentAutocommit === "on";
     if ((cleanup === "off" && !autocommit) || this.ctx.closed()) return;
@@ -194,6 +220,7 @@ export class AgentWorkspaces {
   }
 
   private async removeClean(row: AgentRow, how: "remove" | "archive", reason: string): Promise<void> {
+    await agentTestHooks.beforeWorktreeRemoval?.(row.id);
     const ws = workspaceOf(row);
     const ahead = await this.host.commitsAhead(ws);
     if (how === "archive") await this.host.archiveWorkspace(ws, join(this.ctx.config.home, "archive", `${row.alias}-${Date.now()}`));

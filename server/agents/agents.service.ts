@@ -10,7 +10,7 @@ import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import { AgentApprovals, type ApprovalDecision } from "./agent-approvals";
 import { adapterOf, agentDir, type AgentContext, type AgentsConfig } from "./agent-context";
-import { loadAgentSecret, verifyAgentToken } from "./agent-env";
+import { agentSecrets, verifyAgentToken } from "./agent-env";
 import type { AgentHost } from "./agent-host";
 import { AgentLifecycle } from "./agent-lifecycle";
 import { AgentMessages, AgentNotLive } from "./agent-messages";
@@ -28,7 +28,7 @@ import { repoNotGit } from "./workspace";
 
 export type { AgentsConfig } from "./agent-context";
 export type { OutputQuery } from "./agent-output";
-export { agentTestHooks } from "./agent-runner";
+export { agentTestHooks } from "./agent-test-hooks";
 export { autocommitMessage } from "./agent-workspaces";
 
 export interface AgentsServiceOptions {
@@ -62,7 +62,7 @@ export class AgentsService {
   private readonly runner: AgentRunner;
   private readonly workspaces: AgentWorkspaces;
   private readonly views: AgentViews;
-  private readonly secret: Buffer;
+  private readonly secrets: { mint: Buffer; accept: Buffer[] };
   private closed = false;
 
   constructor(private readonly opts: AgentsServiceOptions) {
@@ -84,8 +84,8 @@ export class AgentsService {
       publish: (agentId, type, payload, write) => this.publish(agentId, type, payload, write),
     };
     this.out = new AgentOutput(opts.db, this.ctx);
-    this.secret = loadAgentSecret(opts.config.home);
-    this.runner = new AgentRunner(this.ctx, this.out, { secret: this.secret, serverUrl: opts.serverUrl, pollMs: opts.pollMs ?? 500 });
+    this.secrets = agentSecrets(opts.config.home, opts.config.secretKey);
+    this.runner = new AgentRunner(this.ctx, this.out, { secret: this.secrets.mint, serverUrl: opts.serverUrl, pollMs: opts.pollMs ?? 500 });
     this.workspaces = new AgentWorkspaces(this.ctx, this.out, (row, prompt, kind) => this.runner.resumeWith(row, prompt, kind));
     this.runner.useWorkspaces(this.workspaces);
     this.views = new AgentViews(this.records, this.approvals, this.messages, opts.accounts);
@@ -108,7 +108,7 @@ export class AgentsService {
 
   /** The agent a token was issued to (tokens in agents' SWITCHYARD_TOKEN), or null. */
   agentOfToken(token: string): string | null {
-    return verifyAgentToken(this.secret, token);
+    return verifyAgentToken(this.secrets.accept, token);
   }
 
   get activeCount(): number {
@@ -159,6 +159,7 @@ export class AgentsService {
 
   /** Answer the agent's pending questions; it resumes on the same session in the same worktree. */
   async resume(idOrAlias: string, answers: Record<string, string>): Promise<AgentInfo> {
+    await this.workspaces.landed(this.records.idOf(idOrAlias));
     const row = this.records.get(idOrAlias);
     if (row.status !== "waiting_for_input") {
       throw new DomainError("AGENT_NOT_WAITING", `Agent ${row.alias} is ${row.status}, not waiting for answers`, { kind: "CONFLICT" });
@@ -191,7 +192,12 @@ export class AgentsService {
   }
 
   private async messageOnce(id: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }> {
-    const row = this.records.get(id);
+    let row = this.records.get(id);
+    if (!LIVE_STATUSES.includes(row.status)) {
+      // a resume meets the worktree as the cleanup at idle leaves it, never half removed
+      await this.workspaces.landed(id);
+      row = this.records.get(id);
+    }
     if (LIVE_STATUSES.includes(row.status)) {
       const messageId = `msg_${uuidv7()}`;
       const queued = this.messages.undelivered(row.id).length + 1;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../shared/events";
 import { git, startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
 import { fakeAgentPrompt } from "../testing/fake-agent";
+import { agentTestHooks } from "./agents.service";
 
 /** Worktree cleanup when agents go idle (SWITCHYARD_AGENT_CLEANUP=auto, the default), and the sweep. */
 
@@ -73,6 +74,18 @@ describe("cleanup when an agent goes idle", () => {
     expect(branchExists(done.branch!)).toBe(true);
   });
 
+  it("a commit request answered with a commit but no signal.json keeps the task's result and adds no note (session 1 wrote its signal)", async () => {
+    const a = await w.t.client.agents.spawn.mutate({
+      provider: "fake",
+      repo: w.repo,
+      prompt: fakeAgentPrompt("quiet commit", { steps: [{ write: { path: "quiet.txt", content: "q\n" } }, { done: "wrote quiet.txt" }], commitWithoutSignal: true }),
+    });
+    await expect.poll(async () => (await w.t.client.agents.get.query({ agentId: a.id })).workspaceRemoved, { timeout: 30_000 }).toBe(true);
+    const done = await w.t.client.agents.get.query({ agentId: a.id });
+    expect(done).toMatchObject({ status: "idle", result: "wrote quiet.txt", statusReason: null, sessionNumber: 2 });
+    expect(git(w.repo, "show", `${done.branch}:quiet.txt`)).toBe("q");
+  });
+
   it("an agent that ignores the commit request gets its work committed by Switchyard, as the agent, and merged", async () => {
     const a = await w.t.client.agents.spawn.mutate({
       provider: "fake",
@@ -109,6 +122,43 @@ describe("cleanup when an agent goes idle", () => {
     expect(done).toMatchObject({ status: "idle", result: "direct work", sessionNumber: 1 });
     expect(git(w.repo, "show", `${done.branch}:direct.txt`)).toBe("d");
     expect(git(w.repo, "log", "-1", "--format=%s%n%an", done.branch!)).toBe(`direct work\n${a.alias} (opencode agent)`);
+  });
+
+  it("a follow-up and a merge sent while the cleanup at idle removes the worktree wait for it, then work on what it left (forced)", async () => {
+    let release!: () => void;
+    let paused!: () => void;
+    const inRemoval = new Promise<void>((r) => (paused = r));
+    agentTestHooks.beforeWorktreeRemoval = async () => {
+      agentTestHooks.beforeWorktreeRemoval = undefined;
+      paused();
+      await new Promise<void>((r) => (release = r));
+    };
+    try {
+      const a = await w.t.client.agents.spawn.mutate({
+        provider: "fake",
+        repo: w.repo,
+        prompt: fakeAgentPrompt("race", { steps: [{ bash: "echo r > race.txt && git add race.txt && git -c user.name=a -c user.email=a@b commit -qm race" }, { done: "raced" }], resume: [[{ done: "followed up" }]] }),
+      });
+      await inRemoval;
+      const message = w.t.client.agents.message.mutate({ agentId: a.id, text: "one more thing" });
+      const merge = w.t.client.agents.merge.mutate({ agentId: a.id });
+      await new Promise((r) => setTimeout(r, 300));
+      let settled = false;
+      void Promise.allSettled([message, merge]).then(() => (settled = true));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(settled).toBe(false); // both wait for the removal
+      release();
+      expect(await merge).toMatchObject({ merged: true, into: "main" });
+      expect(await message).toMatchObject({ delivered: "now" });
+      const done = await waitForAgent(w.t.client, a.id, ["idle", "crashed"]);
+      expect(done).toMatchObject({ status: "idle", result: "followed up" });
+      const events = await eventsOf(a.id);
+      expect(events.map((e) => e.type)).toContain("worktree.removed");
+      expect(events.filter((e) => e.type === "worktree.created")).toHaveLength(2); // restored for the follow-up
+    } finally {
+      agentTestHooks.beforeWorktreeRemoval = undefined;
+      release?.();
+    }
   });
 });
 

@@ -386,6 +386,11 @@ export class DaemonRuntime {
     written?.();
   }
 
+  /** Resolves once the root files written in the background are on disk (server shutdown). */
+  filesWritten(): Promise<void> {
+    return this.writer.settled();
+  }
+
   /** Wait until the root files hold the current state (stop, end, failure). */
   persistNow(): Promise<void> {
     this.markBoundary();

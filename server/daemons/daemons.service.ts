@@ -274,6 +274,8 @@ export class DaemonsService {
     this.closing = true;
     this.queue.flush();
     await Promise.all([...this.runtimes.values()].filter((d) => d.status === "running").map((d) => d.stop({ keepRunning: true })));
+    // an ended daemon's last root files may still be on their way to disk
+    await Promise.all([...this.runtimes.values()].map((d) => d.filesWritten()));
   }
 
   /** Queue entries to replay: the meta file's and the table's (the table wins), done ones dropped. */

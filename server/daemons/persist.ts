@@ -206,6 +206,12 @@ export class RootWriter {
     if (failure) throw failure;
   }
 
+  /** Resolves once nothing is being written or waits to be (the pause before a write is cut short). */
+  async settled(): Promise<void> {
+    this.hurry?.();
+    while (this.running) await this.running;
+  }
+
   private async drain(): Promise<void> {
     try {
       while (this.next) {

@@ -220,9 +220,12 @@ else {
   const head = prompt.slice(0, 200);
   if (prompt.startsWith("# Uncommitted work")) {
     // Switchyard's cleanup asks once for a commit; `ignoreCommitRequest` plays an agent that does not
+    const commit = { bash: "git add -A && git -c user.name=fake-agent -c user.email=fake-agent@switchyard.invalid commit -qm 'fake agent: commit work'" };
     steps = state.script?.ignoreCommitRequest
       ? [{ text: "I will leave those files as they are." }, { done: "left uncommitted" }]
-      : [{ bash: "git add -A && git -c user.name=fake-agent -c user.email=fake-agent@switchyard.invalid commit -qm 'fake agent: commit work'" }, { done: "committed" }];
+      : state.script?.commitWithoutSignal
+        ? [commit, { text: "Committed." }]
+        : [commit, { done: "committed" }];
   } else steps = resumes?.length ? resumes[Math.min(state.runs - 2, resumes.length - 1)] : [{ text: `Resumed: ${head}` }, { done: `Resumed: ${head}` }];
 }
 const end = await run(steps);

@@ -25,8 +25,11 @@ export type FakeAgentStep =
   | { rateLimit: { resetsAt?: string } }
   | { permission: { tool: string; input: Record<string, unknown> } };
 
-/** `ignoreCommitRequest`: answer Switchyard's one commit request (cleanup) without committing. */
-export type FakeAgentScript = FakeAgentStep[] | { steps: FakeAgentStep[]; resume?: FakeAgentStep[][]; ignoreCommitRequest?: boolean };
+/**
+ * `ignoreCommitRequest`: answer Switchyard's one commit request (cleanup) without committing;
+ * `commitWithoutSignal`: commit on that request but write no signal.json (as real CLIs often do).
+ */
+export type FakeAgentScript = FakeAgentStep[] | { steps: FakeAgentStep[]; resume?: FakeAgentStep[][]; ignoreCommitRequest?: boolean; commitWithoutSignal?: boolean };
 
 /** A task with the fake agent's script embedded as a ```fake-agent block. */
 export function fakeAgentPrompt(task: string, script: FakeAgentScript): string {
