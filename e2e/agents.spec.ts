@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { makeRepo } from "./fixtures/repo";
 import { expect, test } from "./fixtures/server";
-import { mutate } from "./helpers";
+import { mutate, rowsOfType } from "./helpers";
 
 const ARTIFACTS = resolve(import.meta.dirname, "artifacts");
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -17,7 +17,10 @@ test("spawn a fake agent from the form, watch its log, answer its question, see 
     await page.goto("/agents");
     await expect(page.getByRole("heading", { name: "No agents yet" })).toBeVisible();
     await page.screenshot({ path: join(ARTIFACTS, "agents-empty.png") });
-    await page.getByRole("button", { name: "Start an agent" }).click();
+    // the spawn form is a page, as a run's and a daemon's are
+    await page.getByRole("link", { name: "Start an agent" }).click();
+    await expect(page).toHaveURL(/\/agents\/new$/);
+    await expect(page.getByRole("heading", { level: 1, name: "New agent" })).toBeVisible();
     const form = page.getByTestId("spawn-agent-form");
     await form.getByLabel("Provider").selectOption("fake");
     await form.getByLabel("Git repository").fill(repo);
@@ -35,6 +38,8 @@ test("spawn a fake agent from the form, watch its log, answer its question, see 
     const log = page.getByTestId("agent-log");
     await expect(log).toContainText("Reading the palette");
     await expect(log.getByTestId("tool-call").first()).toContainText("Bash");
+    // an empty result is labelled with its tool, and says it is empty
+    await expect(log.getByTestId("tool-result").first()).toHaveText(/^← Bash \(no output\)$/);
     await page.screenshot({ path: join(ARTIFACTS, "agent-waiting.png"), fullPage: true });
     await page.getByLabel("Answer to q1").fill("Teal first");
     await page.getByRole("button", { name: "Answer and resume" }).click();
@@ -46,6 +51,7 @@ test("spawn a fake agent from the form, watch its log, answer its question, see 
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     await expect(page.getByTestId("agent-changes")).toContainText("choice.txt");
+    await expect(page.getByTestId("agent-changes").getByRole("heading", { level: 2 })).toHaveText("Changes 2 files · +2 −0 · 1 commit");
     await page.getByRole("button", { name: "Show diff" }).click();
     await expect(page.getByTestId("agent-diff")).toContainText("+chosen");
     await page.screenshot({ path: join(ARTIFACTS, "agent-done.png"), fullPage: true });
@@ -208,16 +214,17 @@ test("merge an agent's branch from its page: it shows merged, a follow-up's comm
     const good = await mutate<{ id: string; alias: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: withFollowUp });
     await page.goto(`/agents/${good.id}`);
     await expect(page.getByTestId("agent-status")).toHaveAttribute("data-status", "idle", { timeout: 20_000 });
+    await expect(page.getByTestId("agent-changes").getByRole("heading", { level: 2 })).toHaveText("Changes 1 file · +1 −0 · 1 commit");
     await page.getByRole("button", { name: "Merge branch" }).click();
     await expect(page.getByTestId("merge-result")).toContainText("into main");
     expect(existsSync(join(repo, "feature.txt"))).toBe(true);
     const mergeCommit = execFileSync("git", ["rev-parse", "main"], { cwd: repo }).toString().trim();
     // merged: where, how, which commit, on the page; the button says so and does nothing more
-    await expect(page.getByTestId("agent-merged")).toContainText(`merged into main · merge · ${mergeCommit.slice(0, 8)}`);
+    await expect(page.getByTestId("agent-merged")).toContainText(`Merged into main · merge · ${mergeCommit.slice(0, 8)}`);
     await expect(page.getByRole("button", { name: "Merged", exact: true })).toBeDisabled();
     await page.screenshot({ path: join(ARTIFACTS, "agent-merged.png"), fullPage: true });
     await page.goto("/agents");
-    await expect(page.getByTestId("agent-row").filter({ hasText: good.alias }).getByTestId("agent-merged")).toHaveText("merged into main");
+    await expect(page.getByTestId("agent-row").filter({ hasText: good.alias }).getByTestId("agent-merged")).toHaveText("Merged into main");
     await page.screenshot({ path: join(ARTIFACTS, "agents-list-merged.png"), fullPage: true });
     // a follow-up commits again: only that commit is offered, and merged
     await mutate(request, "agents.message", { agentId: good.id, text: "make it v2" });
@@ -237,6 +244,68 @@ test("merge an agent's branch from its page: it shows merged, a follow-up's comm
     await expect(page.getByTestId("merge-error")).toContainText("conflicts in README.md");
     await page.screenshot({ path: join(ARTIFACTS, "agent-merge-conflict.png"), fullPage: true });
     expect(execFileSync("git", ["status", "--porcelain"], { cwd: repo }).toString()).toBe("");
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
+test("/agents/new is the spawn form; the list fits 1440 px without a wrapped cell; the Overview names agents by alias; at 390 px the Inbox and its count stay in sight", async ({ page, request }) => {
+  const repo = makeRepo();
+  try {
+    await page.goto("/agents/new");
+    await expect(page.getByRole("heading", { level: 1, name: "New agent" })).toBeVisible();
+    await expect(page.getByTestId("spawn-agent-form").getByLabel("Task")).toBeVisible();
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agents" })).toHaveAttribute("aria-current", "page");
+
+    await mutate(request, "agents.spawn", { provider: "fake", repo, alias: "curious-otter", prompt: script({ steps: [{ questions: [{ id: "q1", question: "Which colour?" }] }] }) });
+    const longTask = `${"Refactor the billing module and cover every edge case with tests ".repeat(4).trim()}\n\n\`\`\`fake-agent\n${JSON.stringify([{ done: "Refactored" }])}\n\`\`\`\n`;
+    await mutate(request, "agents.spawn", { provider: "fake", repo, alias: "meticulous-albatross-of-the-north", prompt: longTask });
+    await page.goto("/agents");
+    await expect(page.getByTestId("agent-row")).toHaveCount(2);
+    await expect(page.getByTestId("agent-row").filter({ hasText: "curious-otter" }).getByTestId("agent-status")).toHaveText("Needs you", { timeout: 20_000 });
+    await expect(page.getByTestId("agent-row").filter({ hasText: "meticulous-albatross" }).getByTestId("agent-status")).toHaveText("Done", { timeout: 20_000 });
+    // every piece of text in the table sits on one line (the task is cut, in full on hover)
+    const wrapped = await page.getByTestId("agents-table").evaluate((table) => {
+      const out: string[] = [];
+      const walker = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        if (!n.textContent?.trim()) continue;
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) out.push(n.textContent);
+      }
+      return out;
+    });
+    expect(wrapped).toEqual([]);
+    expect(await page.getByTestId("agents-table").evaluate((t) => t.scrollWidth <= t.parentElement!.clientWidth)).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, "agents-list-1440.png"), fullPage: true });
+
+    // the Overview's feed names an agent by its alias (its id on hover and in the JSON)
+    await page.goto("/");
+    const spawned = rowsOfType(page, "agent.spawned").filter({ hasText: "curious-otter" });
+    await expect(spawned.getByTestId("event-scope")).toHaveText("agent curious-otter");
+    await expect(spawned.getByTestId("event-scope")).toHaveAttribute("data-id", /^agent_/);
+    await page.goto("/agents");
+
+    // a phone: the nav is a strip that scrolls sideways; the Inbox and its count never scroll away
+    await page.setViewportSize({ width: 390, height: 844 });
+    const badge = page.getByTestId("inbox-count");
+    const strip = page.getByRole("navigation", { name: "Main" }).locator("ul");
+    for (const to of ["start", "end"] as const) {
+      await strip.evaluate((ul, where) => (ul.scrollLeft = where === "start" ? 0 : ul.scrollWidth), to);
+      await expect(badge).toHaveText("1");
+      await expect(badge).toBeInViewport({ ratio: 1 });
+      // on top, not under another link of the strip
+      expect(await badge.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return el.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+      })).toBe(true);
+    }
+    await page.screenshot({ path: join(ARTIFACTS, "agents-list-390.png"), fullPage: true });
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /Inbox/ }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Inbox" })).toBeVisible();
+    await expect(page.getByTestId("inbox-item")).toHaveCount(1);
+    await expect(badge).toBeInViewport({ ratio: 1 });
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }

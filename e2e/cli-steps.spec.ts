@@ -56,7 +56,8 @@ test("a strategy with a CLI step: the node shows its provider and branch and lin
 test("accounts: add one from the page; it shows (secret hidden) and is offered in the agent spawn form", async ({ page }) => {
   await page.goto("/accounts");
   await expect(page.getByRole("heading", { name: /No accounts/ })).toBeVisible();
-  await page.getByRole("button", { name: "Add an account" }).click();
+  await page.getByRole("link", { name: "Add an account" }).click();
+  await expect(page).toHaveURL(/\/accounts\/new$/);
   const form = page.getByTestId("add-account-form");
   // the providers whose adapter takes accounts, and the kinds each takes
   await expect(form.getByLabel("Provider").locator("option")).toHaveText(["Claude Code", "Codex", "Fake agent (demo)"]);
@@ -69,16 +70,17 @@ test("accounts: add one from the page; it shows (secret hidden) and is offered i
   await form.getByLabel("Label").fill("team-a");
   await form.getByLabel("API key", { exact: true }).fill("sk-ant-e2e-secret-9876");
   await form.getByRole("button", { name: "Add account" }).click();
+  await expect(page).toHaveURL(/\/accounts$/);
   const row = page.getByTestId("account-row");
   await expect(row).toHaveCount(1);
   await expect(row).toHaveAttribute("data-status", "available");
+  await expect(row.getByTestId("account-status")).toHaveText("Available");
   await expect(row).toContainText("team-a");
   await expect(row).toContainText("…9876");
   await expect(page.locator("body")).not.toContainText("sk-ant-e2e-secret-9876");
   await page.screenshot({ path: join(ARTIFACTS, "accounts.png"), fullPage: true });
 
-  await page.goto("/agents");
-  await page.getByRole("button", { name: "Start an agent" }).click();
+  await page.goto("/agents/new");
   const spawn = page.getByTestId("spawn-agent-form");
   await spawn.getByLabel("Provider").selectOption("fake");
   await expect(spawn.getByLabel("Account")).toHaveCount(0);

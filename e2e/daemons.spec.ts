@@ -129,7 +129,7 @@ test("spawn a daemon from the form, trigger it three times, watch the queue drai
   // Stop: stopped, and a trigger is refused in words.
   await page.getByRole("button", { name: "Stop" }).click();
   await expect(status(page)).toHaveAttribute("data-status", "stopped");
-  await expect(page.getByTestId("daemon-facts").getByTestId("daemon-loop")).toHaveText("stopped");
+  await expect(page.getByTestId("daemon-facts").getByTestId("daemon-loop")).toHaveText("Stopped");
   await payload.fill("are you there?");
   await page.getByRole("button", { name: "Send trigger" }).click();
   await expect(page.getByTestId("trigger-error")).toHaveAttribute("data-code", "DAEMON_NOT_RUNNING");
@@ -221,6 +221,13 @@ test("/daemons/<name> is the daemon's page: triggers from it land, and its turns
   await page.getByLabel("Trigger payload").fill("hello by name");
   await page.getByRole("button", { name: "Send trigger" }).click();
   await expect(page.getByTestId("trigger-sent")).toHaveText("Queued as #0");
+  // a bad payload next: its error alone, not the last send's "Queued as #0" beside it
+  await page.getByLabel("Trigger payload").fill('{"oops": ');
+  await expect(page.getByTestId("trigger-sent")).toHaveCount(0);
+  await page.getByRole("button", { name: "Send trigger" }).click();
+  await expect(page.locator("#trigger-payload-error")).toContainText("Not valid JSON");
+  await expect(page.getByTestId("trigger-sent")).toHaveCount(0);
+  await page.getByLabel("Trigger payload").fill("");
   await expect(page.locator('[data-testid="daemon-event"][data-type="daemon.triggered"]')).toHaveCount(1);
   await expect(page.getByTestId("daemon-turn").filter({ hasText: "hello by name" })).toHaveCount(1, { timeout: 20_000 });
   await page.screenshot({ path: join(ARTIFACTS, "daemon-by-name.png"), fullPage: true });

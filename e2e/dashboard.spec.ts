@@ -93,6 +93,10 @@ test("pages for something new have a proper tab title", async ({ page }) => {
   await expect(page).toHaveTitle("New daemon · Switchyard");
   await page.goto("/runs/new");
   await expect(page).toHaveTitle("New run · Switchyard");
+  await page.goto("/agents/new");
+  await expect(page).toHaveTitle("New agent · Switchyard");
+  await page.goto("/accounts/new");
+  await expect(page).toHaveTitle("New account · Switchyard");
 });
 
 test("a deep link to /runs/some-id renders the run page", async ({ page }) => {
@@ -129,13 +133,54 @@ test("the navigation switches pages without a reload, with mouse, keyboard and b
   await expect(page.getByTestId("connection-state")).toHaveAttribute("data-state", "live");
 });
 
-test("an unknown path is a 404 from the server; client routes get the app", async ({ request }) => {
+test("an unknown path is a 404 from the server; a browser gets the app's own not-found page, client routes get the app", async ({ page, request }) => {
   const missing = await request.get("/nope");
   expect(missing.status()).toBe(404);
-  for (const path of ["/", "/runs", "/runs/some-id", "/agents", "/daemons", "/inbox"]) {
+  expect(await missing.text()).toBe("Not Found");
+  for (const path of ["/", "/runs", "/runs/some-id", "/agents", "/agents/new", "/daemons", "/inbox", "/accounts/new"]) {
     const res = await request.get(path);
     expect(res.status(), path).toBe(200);
     expect(res.headers()["content-type"], path).toContain("text/html");
     expect(await res.text(), path).toContain('<div id="root">');
+  }
+
+  for (const path of ["/nope", "/runsx/1", "/inbox/anything", "/accounts/acct_1"]) {
+    const res = await page.goto(path);
+    expect(res?.status(), path).toBe(path === "/nope" || path === "/runsx/1" ? 404 : 200);
+    await expect(page.getByTestId("not-found")).toHaveAttribute("data-kind", "page");
+    await expect(page.getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+    await expect(page).toHaveTitle("Not found · Switchyard");
+  }
+  await page.screenshot({ path: join(ARTIFACTS, "not-found.png"), fullPage: true });
+  await page.getByRole("link", { name: "Go to the overview" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+});
+
+test("an unknown run, agent or daemon: one friendly not-found page each, at once (a NOT_FOUND is not retried)", async ({ page }) => {
+  const calls: string[] = [];
+  page.on("request", (req) => {
+    const match = /\/trpc\/([\w.,]+)/.exec(req.url());
+    if (match) calls.push(...match[1]!.split(","));
+  });
+  const entities = [
+    { path: "/runs/no-such-run", kind: "run", heading: "Run no-such-run", list: "/runs", get: "runs.get" },
+    { path: "/agents/no-such-agent", kind: "agent", heading: "Agent no-such-agent", list: "/agents", get: "agents.get" },
+    { path: "/daemons/no-such-daemon", kind: "daemon", heading: "Daemon no-such-daemon", list: "/daemons", get: "daemons.snapshot" },
+  ];
+  for (const e of entities) {
+    calls.length = 0;
+    await page.goto(e.path);
+    // retries would take ~6 s (1 s, then 2 s back-off, twice): the page says it well before
+    const notFound = page.getByTestId("not-found");
+    await expect(notFound).toHaveAttribute("data-kind", e.kind, { timeout: 2500 });
+    await expect(page.getByRole("heading", { level: 1, name: e.heading })).toBeVisible();
+    await expect(notFound.getByTestId("empty-state")).toContainText(`This ${e.kind} is not here`);
+    await expect(page.getByTestId("query-error")).toHaveCount(0);
+    await expect(page.locator("body")).not.toContainText("_NOT_FOUND");
+    expect(calls.filter((c) => c === e.get), e.path).toHaveLength(1);
+    await page.screenshot({ path: join(ARTIFACTS, `not-found-${e.kind}.png`), fullPage: true });
+    await notFound.getByRole("link", { name: `Open the ${e.kind} list` }).click();
+    await expect(page).toHaveURL(new RegExp(`${e.list}$`));
   }
 });

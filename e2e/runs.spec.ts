@@ -123,7 +123,7 @@ test("answer a permission request from the page, then continue the run", async (
   await expect(node(page, "reader")).toHaveAttribute("data-status", "completed");
   const tool = stream(page, "reader").getByTestId("tool-call").first();
   await expect(tool).toContainText("read_file");
-  await expect(tool).toContainText("completed");
+  await expect(tool).toContainText("Completed");
   await tool.getByRole("button").click();
   await expect(tool).toContainText("outside text from the e2e test");
   await expect(stream(page, "reader").getByTestId("request-note").first()).toContainText("allow (human)");
@@ -220,4 +220,31 @@ test("the runs list: empty state, live rows, filters (screenshots)", async ({ pa
   await expect(page).toHaveURL(new RegExp(`/runs/${first}$`));
   await expect(page.getByRole("heading", { level: 1, name: "Quick Answer" })).toBeVisible();
   await mutate(request, "runs.stop", { runId: second });
+});
+
+test("the bundled demo: its result is the writer's last draft, not the editor's note; the graph's labels are whole", async ({ page, ws }) => {
+  await page.goto("/runs/new");
+  await page.getByLabel("Working directory", { exact: true }).fill(ws.cwd);
+  const radio = page.getByRole("radio", { name: "Switchyard Demo" });
+  await page.getByTestId("strategy-option").filter({ has: radio }).click();
+  await page.getByLabel("Input", { exact: true }).fill("Plan a team offsite");
+  await page.getByRole("button", { name: "Start run" }).click();
+  await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  await expect(runStatus(page)).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
+
+  // writer, editor "Not yet", writer revises, editor approves: the cycle ends with the revision
+  await expect(stream(page, "writer").getByTestId("agent-call")).toHaveCount(2);
+  const result = page.getByTestId("segment-result");
+  await expect(result).not.toBeEmpty();
+  const text = (await result.innerText()).trim();
+  expect(text).not.toMatch(/^Not yet/);
+  expect(text).not.toContain("==DONE==");
+  const lastDraft = (await stream(page, "writer").getByTestId("agent-call").last().getByTestId("stream-text").innerText()).trim();
+  expect(text).toBe(lastDraft);
+
+  // node labels fit their boxes: "Completed · observer", not "observer · comple…"
+  const labels = await page.getByTestId("flow-graph").locator("text").allTextContents();
+  expect(labels.filter((l) => l.includes("…"))).toEqual([]);
+  await expect(node(page, "editor")).toContainText("Completed · observer");
+  await screenshotBothThemes(page, "runs-demo");
 });

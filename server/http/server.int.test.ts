@@ -50,6 +50,20 @@ describe("HTTP surface", () => {
     }
   });
 
+  it("a browser asking for an unknown page gets the dashboard (its own not-found page) with status 404", async () => {
+    const accept = "text/html,application/xhtml+xml,*/*;q=0.8";
+    for (const path of ["/nope", "/runsx", "/a/b/c"]) {
+      const res = await fetch(`${t.url}${path}`, { headers: { accept } });
+      expect(res.status, path).toBe(404);
+      expect(await res.text(), path).toContain("app-shell");
+    }
+    for (const path of ["/trpc/nope", "/assets/missing.js", "/api/whatever"]) {
+      const res = await fetch(`${t.url}${path}`, { headers: { accept } });
+      expect(res.status, path).toBe(404);
+      expect(await res.text(), path).not.toContain("app-shell");
+    }
+  });
+
   it("GET /ws without an upgrade is a 400, as the reference daemon answers", async () => {
     const res = await fetch(`${t.url}/ws`);
     expect(res.status).toBe(400);

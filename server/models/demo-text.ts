@@ -111,7 +111,13 @@ function proseFor(role: Role, system: string, topic: string, input: string, seed
     case "summarizer":
       return `**Summary.** ${topic}: the key points are the goal, the simplest way to reach it, and how to check the result. ${pick(["Everything else is detail.", "The rest supports these three.", "Start with the first; the others follow."], seed)}`;
     case "writer":
-      if (/\bsuggestion:|\bnot yet\b|\*\*review\.\*\*/i.test(input)) return `Revised draft: ${topic}.\n\nThe conclusion now comes first, followed by the reasons and one concrete example.`;
+      if (/\bsuggestion:|\bnot yet\b|\*\*review\.\*\*/i.test(input)) {
+        // a revision is about the draft's subject, never the editor's verdict ("Not yet. Suggestion: ...")
+        const drafted = /\*\*Draft: ([^*\n]+)\*\*/.exec(input)?.[1];
+        const rest = input.split("\n").filter((l) => !/^\W*(not yet|suggestion:|review\.|the rest of the draft)/i.test(l)).join("\n");
+        const subject = drafted ?? (rest.trim() ? topicOf(rest) : null);
+        return `**Revised draft${subject ? `: ${subject}` : ""}**\n\nThe conclusion now comes first, followed by the reasons and one concrete example.`;
+      }
       return `**Draft: ${topic}**\n\n${pick(["A good answer starts with the point and then earns it.", "Here is a short, direct take on the request.", "The short version first, then the reasons."], seed)} ${pick(["Keep the scope small, check the result early, and improve it in passes.", "Focus on the one thing that matters most, and make it concrete.", "Say what changes, who it helps, and how to tell that it worked."], seed >> 4)}`;
     case "assistant":
       return `You asked about **${topic}**. ${pick(["Here is a short answer:", "In brief:", "The short version:"], seed)} start with the simplest version that works, check it against what you need, and refine from there. *(This is the mock/demo model: pick a real model to get real answers.)*`;

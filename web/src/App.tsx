@@ -3,8 +3,8 @@ import { useEffect, useState } from "react";
 import { ErrorBoundary } from "./components/ErrorBoundary";
 import { NAV_ITEMS, Sidebar } from "./components/Sidebar";
 import { LiveEventsProvider } from "./live/LiveEventsProvider";
-import { AccountsPage } from "./accounts/AccountsPage";
 import { ConversationsPage } from "./conversations/ConversationsPage";
+import { AccountsPage } from "./pages/AccountsPage";
 import { AgentsPage } from "./pages/AgentsPage";
 import { DaemonsPage } from "./pages/DaemonsPage";
 import { HomePage } from "./pages/HomePage";
@@ -63,7 +63,7 @@ function Page({ route }: { route: Route }) {
     case "inbox":
       return <InboxPage />;
     case "accounts":
-      return <AccountsPage />;
+      return <AccountsPage id={route.id} />;
     case "conversations":
       return <ConversationsPage />;
     case "not-found":

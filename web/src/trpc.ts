@@ -3,6 +3,7 @@ import { httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { createTRPCReact } from "@trpc/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "../../server/trpc/router";
+import { isNotFound } from "./lib/errors";
 
 /** Typed hooks for every procedure of the server (types only: no server code is bundled). */
 export const trpc = createTRPCReact<AppRouter>();
@@ -28,7 +29,8 @@ export function createQueryClient() {
     defaultOptions: {
       queries: {
         refetchOnWindowFocus: false,
-        retry: 2,
+        // a missing run, agent or daemon stays missing: say so at once rather than after ~6 s of retries
+        retry: (failures, err) => !isNotFound(err) && failures < 2,
         retryDelay: (attempt) => Math.min(1000 * 2 ** attempt, 10_000),
       },
     },

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import type { AgentMerge } from "../../../shared/agents";
 import { Button } from "../components/Button";
 import { errorMessage } from "../lib/errors";
+import { plural } from "../lib/format";
 import { trpc } from "../trpc";
 
 /**
@@ -39,7 +40,7 @@ export function AgentChanges({ agentId, live, version, worktreeRemoved, merge: m
         <h2 className="text-sm font-semibold text-zinc-800 dark:text-zinc-200">
           Changes{" "}
           <span className="font-normal text-zinc-500">
-            {c.files.length} files · <span className="text-emerald-600">+{c.insertions}</span> <span className="text-red-600">−{c.deletions}</span> · {c.commitsAhead} commits{c.dirty ? " · uncommitted work" : ""}
+            {plural(c.files.length, "file")} · <span className="text-emerald-600">+{c.insertions}</span> <span className="text-red-600">−{c.deletions}</span> · {plural(c.commitsAhead, "commit")}{c.dirty ? " · uncommitted work" : ""}
           </span>
         </h2>
         <div className="flex items-center gap-2">
@@ -102,6 +103,6 @@ function MergeButton({ merged, since, pending, onMerge }: { merged: AgentMerge |
       </Button>
     );
   }
-  const label = merged && since ? `Merge ${since} new commit${since === 1 ? "" : "s"}` : "Merge branch";
+  const label = merged && since ? `Merge ${plural(since, "new commit")}` : "Merge branch";
   return <Button variant="primary" onClick={onMerge}>{label}</Button>;
 }

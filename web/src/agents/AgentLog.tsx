@@ -1,7 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
 import { Button } from "../components/Button";
+import { plural } from "../lib/format";
 import { trpc } from "../trpc";
+import { toolNamesOf, toolResultLabel } from "./tool-names";
 import { VirtualLog } from "./VirtualLog";
 
 const PAGE = 300;
@@ -70,6 +72,7 @@ export function AgentLog({ agentId, live }: { agentId: string; live: boolean }) 
   };
 
   const sorted = useMemo(() => [...lines.values()].sort((a, b) => a.line - b.line), [lines]);
+  const toolNames = useMemo(() => toolNamesOf(sorted), [sorted]);
   useEffect(() => {
     if (follow) bottom.current?.scrollIntoView({ block: "end" });
   }, [sorted.length, follow]);
@@ -78,7 +81,7 @@ export function AgentLog({ agentId, live }: { agentId: string; live: boolean }) 
     <section className="mt-6">
       <div className="flex items-center justify-between gap-3">
         <h2 className="text-sm font-semibold text-zinc-800 dark:text-zinc-200">
-          Output <span className="font-normal text-zinc-500">{total.toLocaleString()} lines{live ? " · live" : ""}</span>
+          Output <span className="font-normal text-zinc-500">{plural(total, "line")}{live ? " · live" : ""}</span>
         </h2>
         <div className="flex items-center gap-2">
           <label className="flex items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400">
@@ -93,13 +96,13 @@ export function AgentLog({ agentId, live }: { agentId: string; live: boolean }) 
       <div data-testid="agent-log" className="mt-2 max-h-[60vh] overflow-y-auto rounded-xl border border-zinc-200 bg-zinc-50 p-3 font-mono text-[13px] leading-relaxed dark:border-zinc-800 dark:bg-zinc-950">
         {first > 0 && (
           <button type="button" onClick={() => void loadEarlier()} className="mb-2 text-xs text-indigo-600 hover:underline dark:text-indigo-400">
-            Load {Math.min(PAGE, first)} earlier lines ({first.toLocaleString()} not shown)
+            Load {plural(Math.min(PAGE, first), "earlier line")} ({first.toLocaleString()} not shown)
           </button>
         )}
         {sorted.length === 0 && <p className="text-zinc-500">No output yet.</p>}
         {sorted.map((l) => (
           <div key={l.line} data-testid="agent-log-line" data-line={l.line} className="border-b border-zinc-100 py-0.5 last:border-0 dark:border-zinc-900">
-            {raw ? <RawLine agentId={agentId} line={l.line} /> : l.events.map((e, i) => <EventView key={i} e={e} />)}
+            {raw ? <RawLine agentId={agentId} line={l.line} /> : l.events.map((e, i) => <EventView key={i} e={e} toolNames={toolNames} />)}
             {l.truncated && !raw && <span className="text-xs text-amber-600"> (cut: {l.bytes.toLocaleString()} bytes; see raw)</span>}
           </div>
         ))}
@@ -115,7 +118,7 @@ function RawLine({ agentId, line }: { agentId: string; line: number }) {
   return <pre className="break-all whitespace-pre-wrap text-zinc-600 dark:text-zinc-400">{q.data?.lines[0]?.raw ?? "…"}</pre>;
 }
 
-export function EventView({ e }: { e: AgentStreamEvent }) {
+export function EventView({ e, toolNames }: { e: AgentStreamEvent; toolNames?: ReadonlyMap<string, string> }) {
   switch (e.kind) {
     case "text":
       return <p className="whitespace-pre-wrap text-zinc-900 dark:text-zinc-100">{e.text}</p>;
@@ -136,8 +139,11 @@ export function EventView({ e }: { e: AgentStreamEvent }) {
     case "tool_result":
       return (
         <details className={e.isError ? "text-red-600 dark:text-red-400" : "text-emerald-700 dark:text-emerald-400"}>
-          <summary className="cursor-pointer">{e.isError ? "✗" : "←"} {e.name ?? "result"} <span className="text-zinc-500">{e.output.split("\n")[0]?.slice(0, 120)}</span></summary>
-          <pre className="whitespace-pre-wrap text-zinc-600 dark:text-zinc-400">{e.output}</pre>
+          <summary data-testid="tool-result" className="cursor-pointer">
+            {e.isError ? "✗" : "←"} {toolResultLabel(e, toolNames)}{" "}
+            {e.output.trim() ? <span className="text-zinc-500">{e.output.split("\n")[0]?.slice(0, 120)}</span> : <span className="text-zinc-400 italic">(no output)</span>}
+          </summary>
+          {e.output.trim() && <pre className="whitespace-pre-wrap text-zinc-600 dark:text-zinc-400">{e.output}</pre>}
         </details>
       );
     case "result":

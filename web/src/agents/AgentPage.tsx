@@ -1,9 +1,12 @@
 import { useState, type FormEvent } from "react";
 import type { AgentInfo } from "../../../shared/agents";
 import { Button, fieldClass } from "../components/Button";
+import { Cmd } from "../components/EmptyState";
+import { AgentsIcon } from "../components/icons";
+import { EntityNotFound } from "../components/NotFound";
 import { PageHeader } from "../components/PageHeader";
 import { QueryError } from "../components/QueryError";
-import { errorMessage } from "../lib/errors";
+import { errorMessage, isNotFound } from "../lib/errors";
 import { navigate } from "../router/history";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
@@ -30,6 +33,13 @@ export function AgentPage({ id }: { id: string }) {
   if (agent.isPending) return <PageHeader title="Agent" crumbs={crumbs} description="" />;
   // a failed refresh (the server restarting) keeps the page as it was: only no data at all is an error
   if (!agent.data) {
+    if (isNotFound(agent.error)) {
+      return (
+        <EntityNotFound kind="agent" id={id} list={{ href: "/agents", label: "Agents" }} Icon={AgentsIcon}>
+          No agent has the id or alias <Cmd>{id}</Cmd>.
+        </EntityNotFound>
+      );
+    }
     return (
       <>
         <PageHeader title="Agent" crumbs={crumbs} description="" />

@@ -18,10 +18,10 @@ export function MergedBadge({ merge, now, compact = false }: { merge: AgentMerge
         <path d="M4 5v6M12 8c0 2.5-3 3-8 3" />
       </svg>
       {compact ? (
-        <span>merged into {merge.into}</span>
+        <span>Merged into {merge.into}</span>
       ) : (
         <span>
-          merged into {merge.into} · {merge.strategy} · <span className="font-mono">{merge.commit.slice(0, 8)}</span> · {formatRelative(merge.at, now)}
+          Merged into {merge.into} · {merge.strategy} · <span className="font-mono">{merge.commit.slice(0, 8)}</span> · {formatRelative(merge.at, now)}
         </span>
       )}
     </span>

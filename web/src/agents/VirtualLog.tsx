@@ -4,6 +4,7 @@ import { Button, fieldClass } from "../components/Button";
 import { errorMessage } from "../lib/errors";
 import { trpc } from "../trpc";
 import { EventView } from "./AgentLog";
+import { toolNamesOf, toolResultLabel } from "./tool-names";
 
 const ROW = 22;
 const PAGE = 200;
@@ -16,7 +17,7 @@ const MAX_PAGES = 60;
 const MAX_PX = 4_000_000;
 
 /** One line of a compact row: the line's events as short text. */
-function summary(events: AgentStreamEvent[]): string {
+function summary(events: AgentStreamEvent[], toolNames: ReadonlyMap<string, string>): string {
   return events
     .map((e) => {
       switch (e.kind) {
@@ -27,7 +28,7 @@ function summary(events: AgentStreamEvent[]): string {
         case "tool_call":
           return `→ ${e.name} ${JSON.stringify(e.input ?? {}).slice(0, 200)}`;
         case "tool_result":
-          return `${e.isError ? "✗" : "←"} ${e.name ?? "result"} ${e.output.slice(0, 200)}`;
+          return `${e.isError ? "✗" : "←"} ${toolResultLabel(e, toolNames)} ${e.output.trim() ? e.output.slice(0, 200) : "(no output)"}`;
         case "result":
           return `${e.isError ? "✗ failed" : "✓ result"}: ${e.message}`;
         case "error":
@@ -54,6 +55,8 @@ export function VirtualLog({ agentId, total, follow, setFollow }: { agentId: str
   const utils = trpc.useUtils();
   const box = useRef<HTMLDivElement>(null);
   const pages = useRef(new Map<number, AgentOutputLine[]>());
+  /** Tool names by call id, from every page loaded so far (a result's call may be on an earlier page). */
+  const toolNames = useRef(new Map<string, string>());
   const loading = useRef(new Set<number>());
   const [, setTick] = useState(0);
   const [view, setView] = useState({ top: 0, height: 600 });
@@ -76,6 +79,7 @@ export function VirtualLog({ agentId, total, follow, setFollow }: { agentId: str
         .fetch({ agentId, fromLine: page * PAGE, limit: PAGE })
         .then((r) => {
           pages.current.set(page, r.lines);
+          toolNamesOf(r.lines, toolNames.current);
           if (pages.current.size > MAX_PAGES) pages.current.delete(pages.current.keys().next().value!);
           setTick((t) => t + 1);
         })
@@ -161,7 +165,7 @@ export function VirtualLog({ agentId, total, follow, setFollow }: { agentId: str
                 className="flex cursor-pointer gap-3 truncate px-3 leading-[22px] hover:bg-zinc-100 dark:hover:bg-zinc-900"
               >
                 <span className="w-20 shrink-0 text-right text-zinc-400 tabular-nums">{n}</span>
-                <span className="truncate text-zinc-800 dark:text-zinc-200">{l ? summary(l.events) : "…"}</span>
+                <span className="truncate text-zinc-800 dark:text-zinc-200">{l ? summary(l.events, toolNames.current) : "…"}</span>
               </div>
             );
           })}
@@ -173,7 +177,7 @@ export function VirtualLog({ agentId, total, follow, setFollow }: { agentId: str
             <span>line {open.line} · session {open.session} · {open.bytes.toLocaleString()} bytes</span>
             <button type="button" onClick={() => setOpen(null)} className="hover:underline">close</button>
           </div>
-          {open.events.map((e, i) => <EventView key={i} e={e} />)}
+          {open.events.map((e, i) => <EventView key={i} e={e} toolNames={toolNames.current} />)}
           <RawLine agentId={agentId} line={open.line} />
         </div>
       )}

@@ -1,12 +1,14 @@
 import { useMemo } from "react";
 import { MAX_EVENTS } from "../lib/event-buffer";
 import { useLiveEvents } from "../live/useLiveEvents";
+import { useScopeNames } from "../live/useScopeNames";
 import { EventRow } from "./EventRow";
 
 /** The live event feed, newest first: the stored backlog, then events as they happen. */
 export function EventFeed() {
   const { events, ready, connection } = useLiveEvents();
   const newestFirst = useMemo(() => [...events].reverse(), [events]);
+  const names = useScopeNames();
 
   return (
     <section aria-labelledby="event-feed-title" className="overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60">
@@ -28,7 +30,7 @@ export function EventFeed() {
       ) : (
         <ol data-testid="event-feed" aria-live="off" className="max-h-[70vh] overflow-y-auto">
           {newestFirst.map((event) => (
-            <EventRow key={event.id} event={event} />
+            <EventRow key={event.id} event={event} names={names} />
           ))}
         </ol>
       )}

@@ -1,6 +1,7 @@
 import { memo, useState } from "react";
 import type { BusEvent } from "../../../shared/events";
 import { eventDomain, formatTime, scopeBadges, summarize } from "../lib/format";
+import type { ScopeNames } from "../live/useScopeNames";
 import { ChevronIcon } from "./icons";
 
 const DOMAIN_COLORS: Record<string, string> = {
@@ -18,8 +19,14 @@ function typeClass(type: string): string {
   return DOMAIN_COLORS[eventDomain(type)] ?? DOMAIN_COLORS.system!;
 }
 
+/** What a scope badge shows: an agent's alias and a daemon's name when known, a long id's start (all of it on hover). */
+function scopeName(label: string, id: string, names: ScopeNames | undefined): string {
+  const name = label === "agent" ? names?.agents.get(id) : label === "daemon" ? names?.daemons.get(id) : undefined;
+  return name ?? (id.length > 16 ? `${id.slice(0, 8)}…` : id);
+}
+
 /** One event: id, time, type, scope, a one-line summary; click (or Enter) for the full JSON. */
-export const EventRow = memo(function EventRow({ event }: { event: BusEvent }) {
+export const EventRow = memo(function EventRow({ event, names }: { event: BusEvent; names?: ScopeNames }) {
   const [open, setOpen] = useState(false);
   const detailsId = `event-${event.id}-details`;
   return (
@@ -29,18 +36,18 @@ export const EventRow = memo(function EventRow({ event }: { event: BusEvent }) {
         aria-expanded={open}
         aria-controls={detailsId}
         onClick={() => setOpen((v) => !v)}
-        className="grid w-full grid-cols-[1rem_3.5rem_6.5rem_minmax(8rem,10rem)_1fr] items-center gap-3 px-4 py-2 text-left text-sm hover:bg-zinc-50 focus-visible:-outline-offset-2 dark:hover:bg-zinc-800/40"
+        className="grid w-full grid-cols-[1rem_3.5rem_minmax(0,1fr)] items-center gap-x-3 gap-y-1 px-4 py-2 text-left text-sm hover:bg-zinc-50 focus-visible:-outline-offset-2 sm:grid-cols-[1rem_3.5rem_6.5rem_minmax(8rem,10rem)_1fr] dark:hover:bg-zinc-800/40"
       >
         <ChevronIcon width={14} height={14} className={`text-zinc-400 transition-transform ${open ? "rotate-90" : ""}`} />
         <span className="font-mono text-xs text-zinc-500 tabular-nums dark:text-zinc-400">#{event.id}</span>
-        <time dateTime={event.ts} title={event.ts} className="font-mono text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+        <time dateTime={event.ts} title={event.ts} className="hidden font-mono text-xs text-zinc-500 tabular-nums sm:block dark:text-zinc-400">
           {formatTime(event.ts)}
         </time>
         <span className={`justify-self-start truncate rounded-md px-1.5 py-0.5 font-mono text-xs ring-1 ring-inset ${typeClass(event.type)}`}>{event.type}</span>
-        <span className="flex min-w-0 items-center gap-2">
+        <span className="col-span-2 col-start-2 flex min-w-0 items-center gap-2 sm:col-span-1 sm:col-start-auto">
           {scopeBadges(event.scope).map(([label, id]) => (
-            <span key={label} className="shrink-0 rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">
-              {label} <span className="font-mono">{id}</span>
+            <span key={label} data-testid="event-scope" data-id={id} title={`${label} ${id}`} className="shrink-0 rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">
+              {label} <span className="font-mono">{scopeName(label, id, names)}</span>
             </span>
           ))}
           <span data-testid="event-summary" className="truncate text-zinc-800 dark:text-zinc-200">

@@ -1,7 +1,5 @@
 import { useServerHealth, useSystemInfo } from "../hooks/useServerHealth";
-import { formatUptime } from "../lib/format";
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+import { formatUptime, plural } from "../lib/format";
 
 /** Version and health, small, at the foot of the navigation. */
 export function ServerStatus() {

@@ -11,6 +11,7 @@ import { errorMessage } from "../lib/errors";
 import { formatRelative } from "../lib/format";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
+import { ConversationStatusBadge } from "./ConversationStatusBadge";
 
 type Filter = "all" | "pending" | "answered";
 
@@ -89,7 +90,7 @@ function Thread({ c, aliases, now }: { c: Conversation; aliases: Map<string, str
           {labels && <span className="ml-2">{labels}</span>}
         </span>
         <span className="flex items-center gap-2">
-          <span className={`rounded-full px-2 py-0.5 font-medium ${c.status === "pending" ? "bg-amber-100 text-amber-800 dark:bg-amber-900/40 dark:text-amber-300" : "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/40 dark:text-emerald-300"}`}>{c.status}</span>
+          <ConversationStatusBadge status={c.status} />
           <time dateTime={c.createdAt} title={new Date(c.createdAt).toLocaleString()}>{formatRelative(c.createdAt, now)}</time>
         </span>
       </div>

@@ -1,7 +1,11 @@
 import type { ReactNode } from "react";
+import { Cmd } from "../components/EmptyState";
+import { DaemonsIcon } from "../components/icons";
+import { EntityNotFound } from "../components/NotFound";
 import { PageHeader } from "../components/PageHeader";
 import { QueryError } from "../components/QueryError";
 import { useNow } from "../hooks/useNow";
+import { isNotFound } from "../lib/errors";
 import { formatRelative } from "../lib/format";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
@@ -31,6 +35,13 @@ export default function DaemonPage({ id }: { id: string }) {
   );
   if (snap.isPending) return <PageHeader title="Daemon" crumbs={crumbs} description={<span aria-busy="true">Loading…</span>} />;
   if (snap.isError && !snap.data) {
+    if (isNotFound(snap.error)) {
+      return (
+        <EntityNotFound kind="daemon" id={id} list={{ href: "/daemons", label: "Daemons" }} Icon={DaemonsIcon}>
+          No daemon has the id or name <Cmd>{id}</Cmd>.
+        </EntityNotFound>
+      );
+    }
     return (
       <>
         <PageHeader title="Daemon" crumbs={crumbs} description={<span className="font-mono">{id}</span>} />

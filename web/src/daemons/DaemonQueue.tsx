@@ -49,10 +49,10 @@ function QueueItem({ event, state, position, now }: { event: QueuedDaemonEvent; 
       {state === "inflight" ? (
         <span className="inline-flex shrink-0 items-center gap-1 rounded-full bg-indigo-50 px-2 py-0.5 text-xs font-medium text-indigo-700 ring-1 ring-indigo-600/20 ring-inset dark:bg-indigo-400/10 dark:text-indigo-300 dark:ring-indigo-400/25">
           <span className="size-1.5 animate-pulse rounded-full bg-indigo-500" aria-hidden="true" />
-          in flight
+          In flight
         </span>
       ) : (
-        <span className="shrink-0 rounded-full bg-zinc-100 px-2 py-0.5 text-xs text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">next {position}</span>
+        <span className="shrink-0 rounded-full bg-zinc-100 px-2 py-0.5 text-xs text-zinc-600 dark:bg-zinc-800 dark:text-zinc-300">Next {position}</span>
       )}
       <span className="min-w-0 flex-1 truncate font-mono text-xs text-zinc-800 dark:text-zinc-200" title={payloadPreview(event.payload, 2000)}>
         {payloadPreview(event.payload)}

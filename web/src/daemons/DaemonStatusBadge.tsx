@@ -26,9 +26,12 @@ const LOOP_LABELS: Record<string, string> = {
   failed: "failed",
 };
 
-/** What the loop is doing: working or waiting while running, how it ended once it did. */
+/**
+ * What the loop is doing: working or waiting for a wake while running, how it ended once it did.
+ * Capitalised like every status in the dashboard ("Working", "Ended: done").
+ */
 export function loopLabel(d: { status: DaemonStatus; loop_status?: string | undefined; daemon_state?: string | undefined }): string {
-  if (d.status === "running") return d.daemon_state === "active" ? "working" : "idle, waiting";
-  if (d.loop_status) return `ended: ${LOOP_LABELS[d.loop_status] ?? d.loop_status}`;
-  return d.status === "stopped" ? "stopped" : "—";
+  if (d.status === "running") return d.daemon_state === "active" ? "Working" : "Waiting";
+  if (d.loop_status) return `Ended: ${LOOP_LABELS[d.loop_status] ?? d.loop_status}`;
+  return d.status === "stopped" ? "Stopped" : "—";
 }

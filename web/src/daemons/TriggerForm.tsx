@@ -24,6 +24,9 @@ export function TriggerForm({ id, running }: { id: string; running: boolean }) {
 
   const submit = (e?: FormEvent) => {
     e?.preventDefault();
+    // what the last send said ("Queued as #3", a refusal) is not about this payload
+    setSent(null);
+    trigger.reset();
     const parsed = parsePayload(text);
     if (!parsed.ok) {
       setInvalid(parsed.error);
@@ -31,7 +34,6 @@ export function TriggerForm({ id, running }: { id: string; running: boolean }) {
       return;
     }
     setInvalid(null);
-    setSent(null);
     trigger.mutate({ id, payload: parsed.value });
   };
 
@@ -55,6 +57,7 @@ export function TriggerForm({ id, running }: { id: string; running: boolean }) {
         onChange={(e) => {
           setText(e.target.value);
           setInvalid(null);
+          setSent(null);
         }}
         onKeyDown={(e) => {
           if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) submit();

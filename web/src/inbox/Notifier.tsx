@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "react";
 import type { InboxItem } from "../../../shared/inbox";
 import { useLiveEvents } from "../live/useLiveEvents";
+import { trpc } from "../trpc";
 
 const FINISHED = new Set(["agent.idle", "agent.crashed", "run.completed"]);
 
@@ -37,6 +38,7 @@ export function Notifier({ items }: { items: InboxItem[] | undefined }) {
   }, [items]);
 
   const { events } = useLiveEvents();
+  const utils = trpc.useUtils();
   const seen = useRef<number | null>(null);
   useEffect(() => {
     const newest = events.at(-1)?.id ?? 0;
@@ -45,9 +47,13 @@ export function Notifier({ items }: { items: InboxItem[] | undefined }) {
     if (from === null) return;
     for (const e of events) {
       if (e.id <= from || !FINISHED.has(e.type)) continue;
-      const who = e.scope.agentId ?? e.scope.runId ?? "";
-      notify(e.type === "agent.crashed" ? "An agent crashed" : e.type === "run.completed" ? "A run finished" : "An agent finished", who, `${e.type}:${who}`);
+      const title = e.type === "agent.crashed" ? "An agent crashed" : e.type === "run.completed" ? "A run finished" : "An agent finished";
+      const agentId = e.scope.agentId;
+      const id = agentId ?? e.scope.runId ?? "";
+      // an agent by its alias, as everywhere in the dashboard
+      if (!agentId) notify(title, id, `${e.type}:${id}`);
+      else void utils.agents.get.fetch({ agentId }).then((a) => notify(title, a.alias, `${e.type}:${id}`), () => notify(title, id, `${e.type}:${id}`));
     }
-  }, [events]);
+  }, [events, utils]);
   return null;
 }

@@ -14,6 +14,12 @@ export function errorCode(err: unknown): string | undefined {
   return dataOf(err)?.appCode ?? dataOf(err)?.code;
 }
 
+/** The server answered that the thing asked for does not exist (RUN_NOT_FOUND, AGENT_NOT_FOUND...): asking again will not help. */
+export function isNotFound(err: unknown): boolean {
+  const data = dataOf(err);
+  return data?.code === "NOT_FOUND" || data?.httpStatus === 404 || /_NOT_FOUND$/.test(data?.appCode ?? "");
+}
+
 /** True when the server could not be reached at all (not an answer with an error). */
 export function isNetworkError(err: unknown): boolean {
   if (!(err instanceof TRPCClientError)) return false;

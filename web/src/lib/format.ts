@@ -114,6 +114,11 @@ export function formatRelative(iso: string, now: number): string {
   return dateTime.format(new Date(t));
 }
 
+/** "1 file", "3 files", "1,200 lines" (the count in the viewer's locale). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}
+
 /** "812 B", "4.2 KB", "13 MB", "1.2 GB". */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;

@@ -1,4 +1,5 @@
 import { lazy, Suspense } from "react";
+import { PageLoading } from "../components/PageLoading";
 import { RunsListPage } from "../runs/RunsListPage";
 
 // The launch form and the run page (graph, streams, markdown) load on demand: the first page stays small.
@@ -10,15 +11,5 @@ export function RunsPage({ id }: { id?: string }) {
   if (!id) return <RunsListPage />;
   return (
     <Suspense fallback={<PageLoading />}>{id === "new" ? <LaunchRunPage /> : <RunPage key={id} runId={id} />}</Suspense>
-  );
-}
-
-function PageLoading() {
-  return (
-    <div aria-busy="true" aria-label="Loading" className="space-y-3">
-      <div className="h-3 w-16 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />
-      <div className="h-6 w-56 animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />
-      <div className="h-4 w-80 max-w-full animate-pulse rounded bg-zinc-100 dark:bg-zinc-800" />
-    </div>
   );
 }

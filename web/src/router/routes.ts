@@ -5,13 +5,19 @@ export type Route = { page: PageId; id?: string } | { page: "not-found"; path: s
 
 const SECTIONS: readonly PageId[] = ["runs", "agents", "daemons", "conversations", "inbox", "accounts"];
 
+/** What may follow a section's path: any id (a run, agent or daemon), only `new`, or nothing. */
+const CHILDREN: Partial<Record<PageId, "id" | "new">> = { runs: "id", agents: "id", daemons: "id", accounts: "new" };
+
 export function matchRoute(path: string): Route {
   const parts = path.split("/").filter(Boolean).map(safeDecode);
   const [section, id, ...rest] = parts;
   if (section === undefined) return { page: "home" };
   const page = SECTIONS.find((s) => s === section);
   if (!page || rest.length > 0) return { page: "not-found", path };
-  return id === undefined ? { page } : { page, id };
+  if (id === undefined) return { page };
+  const children = CHILDREN[page];
+  if (children === "id" || (children === "new" && id === "new")) return { page, id };
+  return { page: "not-found", path };
 }
 
 function safeDecode(part: string): string {

@@ -1,6 +1,6 @@
 import { memo, useMemo } from "react";
 import { useStickToBottom } from "../hooks/useStickToBottom";
-import { describeUsage, formatTokens } from "../lib/format";
+import { describeUsage, formatTokens, plural } from "../lib/format";
 import { CallView } from "./CallView";
 import type { AgentCall, CallStatus, RequestEntry, RunView } from "./run-model";
 import { agentsOf } from "./run-selectors";
@@ -95,7 +95,7 @@ const AgentCard = memo(function AgentCard({ agent, requests, multiSegment }: { a
         <h3 className="truncate text-sm font-semibold">{agent.agentName}</h3>
         {model && <span className="truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">{model}</span>}
         <span className="ml-auto shrink-0 text-xs text-zinc-500 tabular-nums dark:text-zinc-400" title={describeUsage(agent.usage)}>
-          {agent.calls.length} {agent.calls.length === 1 ? "call" : "calls"}
+          {plural(agent.calls.length, "call")}
           {tokens > 0 && <span data-testid="agent-usage"> · {formatTokens(tokens)} tokens</span>}
         </span>
       </header>

@@ -3,6 +3,7 @@ import { ChevronIcon, LockIcon, SteerIcon, ThinkingIcon, ToolIcon } from "../com
 import { Markdown } from "../components/Markdown";
 import { describeUsage, formatTokens } from "../lib/format";
 import type { AgentCall, CommandItem, RequestEntry, StreamItem, ToolItem } from "./run-model";
+import { statusLabel } from "./RunStatusBadge";
 
 /** Beyond this many characters, a text shows its tail (the whole of it is one click away). */
 const MAX_SHOWN_CHARS = 60_000;
@@ -22,7 +23,7 @@ export const CallView = memo(function CallView({ call, requests, showSegment }: 
   return (
     <article data-testid="agent-call" data-status={call.status} data-step-key={call.stepKey} className="border-t border-zinc-100 px-4 py-3 first:border-t-0 dark:border-zinc-800/70">
       <header className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500 dark:text-zinc-400">
-        <span className={`font-medium ${CALL_STATUS[call.status]}`}>{call.status === "waiting" ? "needs you" : call.status}</span>
+        <span className={`font-medium ${CALL_STATUS[call.status]}`}>{statusLabel(call.status)}</span>
         {call.stepKey?.endsWith(".obs") && <span>observer</span>}
         {call.pass !== undefined && <span className="rounded bg-violet-100 px-1.5 py-px font-medium text-violet-700 dark:bg-violet-500/15 dark:text-violet-300">pass {call.pass}</span>}
         {showSegment && <span>segment {call.segment}</span>}
@@ -112,7 +113,7 @@ function ToolView({ item }: { item: ToolItem }) {
         <>
           <span className="font-mono font-medium text-zinc-800 dark:text-zinc-200">{item.toolName}</span>
           <span className="min-w-0 truncate font-mono text-zinc-500">{shortArgs(item.args)}</span>
-          <span className={`ml-auto shrink-0 ${color}`}>{status === "running" ? "running…" : status}</span>
+          <span className={`ml-auto shrink-0 ${color}`}>{status === "running" ? "Running…" : statusLabel(status)}</span>
         </>
       }
       body={

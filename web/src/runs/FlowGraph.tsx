@@ -19,12 +19,13 @@ type Props = {
   cliAgents?: Record<string, CliAgentRef>;
 };
 
+/** `text`: the node's status, in the words of the run's status badges (RunStatusBadge). */
 const NODE_STYLE: Record<NodeStatus, { box: string; dot: string; text: string }> = {
-  pending: { box: "fill-white stroke-zinc-300 dark:fill-zinc-900 dark:stroke-zinc-700", dot: "fill-zinc-300 dark:fill-zinc-600", text: "waits its turn" },
-  running: { box: "fill-indigo-50 stroke-indigo-500 dark:fill-indigo-950/60 dark:stroke-indigo-400", dot: "fill-indigo-500 animate-pulse dark:fill-indigo-400", text: "running" },
-  waiting: { box: "fill-amber-50 stroke-amber-500 dark:fill-amber-950/40 dark:stroke-amber-400", dot: "fill-amber-500 animate-pulse", text: "needs you" },
-  completed: { box: "fill-white stroke-emerald-500/70 dark:fill-zinc-900 dark:stroke-emerald-500/60", dot: "fill-emerald-500", text: "completed" },
-  error: { box: "fill-red-50 stroke-red-500 dark:fill-red-950/40 dark:stroke-red-400", dot: "fill-red-500", text: "failed" },
+  pending: { box: "fill-white stroke-zinc-300 dark:fill-zinc-900 dark:stroke-zinc-700", dot: "fill-zinc-300 dark:fill-zinc-600", text: "Pending" },
+  running: { box: "fill-indigo-50 stroke-indigo-500 dark:fill-indigo-950/60 dark:stroke-indigo-400", dot: "fill-indigo-500 animate-pulse dark:fill-indigo-400", text: "Running" },
+  waiting: { box: "fill-amber-50 stroke-amber-500 dark:fill-amber-950/40 dark:stroke-amber-400", dot: "fill-amber-500 animate-pulse", text: "Needs you" },
+  completed: { box: "fill-white stroke-emerald-500/70 dark:fill-zinc-900 dark:stroke-emerald-500/60", dot: "fill-emerald-500", text: "Completed" },
+  error: { box: "fill-red-50 stroke-red-500 dark:fill-red-950/40 dark:stroke-red-400", dot: "fill-red-500", text: "Failed" },
 };
 
 const EDGE_STYLE: Record<LayoutEdge["kind"], string> = {
@@ -39,10 +40,32 @@ const EDGE_STYLE: Record<LayoutEdge["kind"], string> = {
 const MIN_SCALE = 0.6;
 const MIN_WIDTH = 280;
 
-/** Roughly how many characters of a label fit in `px` at the node font size. */
-const fit = (text: string, px: number, charPx = 6.6) => {
-  const max = Math.max(3, Math.floor(px / charPx));
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+let measureCtx: CanvasRenderingContext2D | null | undefined;
+
+/** The width of `text` in the page's sans font at this size and weight, or undefined without a canvas. */
+function textWidth(text: string, sizePx: number, weight: number, letterSpacingEm = 0): number | undefined {
+  if (measureCtx === undefined) measureCtx = typeof document === "undefined" ? null : document.createElement("canvas").getContext("2d");
+  if (!measureCtx) return undefined;
+  measureCtx.font = `${weight} ${sizePx}px ${getComputedStyle(document.body).fontFamily}`;
+  return measureCtx.measureText(text).width + letterSpacingEm * sizePx * text.length;
+}
+
+/**
+ * `text` as it fits in `px` (measured in the page's font; else estimated at `charPx` a character),
+ * cut with an ellipsis only when it does not fit.
+ */
+const fit = (text: string, px: number, font: { size: number; weight: number; spacingEm?: number; upper?: boolean }, charPx: number) => {
+  const shown = (t: string) => (font.upper ? t.toUpperCase() : t);
+  const width = (t: string) => textWidth(shown(t), font.size, font.weight, font.spacingEm);
+  const measured = width(text);
+  if (measured === undefined) {
+    const max = Math.max(3, Math.floor(px / charPx));
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  }
+  if (measured <= px) return text;
+  let end = text.length - 1;
+  while (end > 2 && (width(`${text.slice(0, end)}…`) ?? 0) > px) end--;
+  return `${text.slice(0, end).trimEnd()}…`;
 };
 
 /**
@@ -114,7 +137,7 @@ function FlowBox({ box, pass, limit }: { box: LayoutBox; pass?: number; limit?: 
         className={root ? "fill-transparent stroke-zinc-200 dark:stroke-zinc-800" : "fill-zinc-50 stroke-zinc-300 dark:fill-zinc-900/50 dark:stroke-zinc-700"}
       />
       <text x={10} y={18} className="fill-zinc-500 text-[10.5px] font-medium tracking-wide uppercase dark:fill-zinc-400">
-        {fit(box.label && box.label !== box.kind ? `${box.kind} · ${box.label}` : box.kind, box.w - 24 - badgeW, 6.8)}
+        {fit(box.label && box.label !== box.kind ? `${box.kind} · ${box.label}` : box.kind, box.w - 24 - badgeW, { size: 10.5, weight: 500, spacingEm: 0.025, upper: true }, 6.8)}
       </text>
       {badge && (
         <g data-testid="cycle-pass" data-pass={pass ?? 0} transform={`translate(${box.w - badgeW - 8} 7)`}>
@@ -131,7 +154,7 @@ function FlowBox({ box, pass, limit }: { box: LayoutBox; pass?: number; limit?: 
 function AgentNode({ box, status, live, selected, onSelect, cli }: { box: LayoutBox; status: NodeStatus; live: boolean; selected: boolean; onSelect?: (agent: string) => void; cli?: CliAgentRef }) {
   const style = NODE_STYLE[status];
   const agent = box.agent ?? box.label;
-  const sub = cli ? `${cli.provider}${cli.branch ? ` · ${cli.branch.replace(/^switchyard\//, "")}` : ""}` : box.observer ? (live ? `observer · ${style.text}` : "observer") : live ? style.text : "agent";
+  const sub = cli ? `${cli.provider}${cli.branch ? ` · ${cli.branch.replace(/^switchyard\//, "")}` : ""}` : box.observer ? (live ? `${style.text} · observer` : "observer") : live ? style.text : "agent";
   const select = () => onSelect?.(agent);
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key !== "Enter" && e.key !== " ") return;
@@ -154,10 +177,10 @@ function AgentNode({ box, status, live, selected, onSelect, cli }: { box: Layout
       <rect width={box.w} height={box.h} rx={8} strokeWidth={1.5} className={`${style.box} transition-colors`} />
       <circle cx={15} cy={box.h / 2} r={4} className={style.dot} />
       <text x={27} y={box.h / 2 - 3} className="fill-zinc-900 text-[12.5px] font-medium dark:fill-zinc-100">
-        {fit(agent, box.w - 36, 7.2)}
+        {fit(agent, box.w - 36, { size: 12.5, weight: 500 }, 7.2)}
       </text>
       <text x={27} y={box.h / 2 + 12} className="fill-zinc-500 text-[10.5px] dark:fill-zinc-400">
-        {fit(sub, box.w - (cli ? 52 : 36), 6.2)}
+        {fit(sub, box.w - (cli ? 52 : 36), { size: 10.5, weight: 400 }, 6.2)}
       </text>
       {cli && (
         <a href={`/agents/${cli.agentId}`} data-testid="flow-node-agent-link" aria-label={`Open CLI agent ${cli.alias}`} onClick={(e) => {

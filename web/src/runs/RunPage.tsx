@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
-import { Cmd, EmptyState } from "../components/EmptyState";
+import { Cmd } from "../components/EmptyState";
 import { RunsIcon } from "../components/icons";
+import { EntityNotFound } from "../components/NotFound";
 import { PageHeader } from "../components/PageHeader";
 import { QueryError } from "../components/QueryError";
 import { useNow } from "../hooks/useNow";
-import { errorCode } from "../lib/errors";
+import { isNotFound } from "../lib/errors";
 import { Link } from "../router/Link";
 import { trpc, type RouterOutputs } from "../trpc";
 import { AgentStreams } from "./AgentStreams";
@@ -23,13 +24,19 @@ export type LiveStatus = RunInfo["status"];
 
 /** `/runs/:id`: the run's header and controls, its flow graph live, every agent's stream, its segments. */
 export default function RunPage({ runId }: { runId: string }) {
-  const run = trpc.runs.get.useQuery({ runId }, { retry: (n, err) => errorCode(err) !== "RUN_NOT_FOUND" && n < 2 });
+  const run = trpc.runs.get.useQuery({ runId });
   const live = useRunView(runId);
   useRefreshInfo(runId, live.view);
 
   if (run.isPending) return <RunSkeleton runId={runId} />;
   if (run.isError && !run.data) {
-    if (errorCode(run.error) === "RUN_NOT_FOUND") return <NotFound runId={runId} />;
+    if (isNotFound(run.error)) {
+      return (
+        <EntityNotFound kind="run" id={runId} list={{ href: "/runs", label: "Runs" }} Icon={RunsIcon}>
+          No run with id <Cmd>{runId}</Cmd> has been recorded on this server.
+        </EntityNotFound>
+      );
+    }
     return (
       <>
         <PageHeader title={`Run ${runId}`} crumbs={<Link href="/runs" className="hover:underline">Runs</Link>} description="A strategy run." />
@@ -151,25 +158,6 @@ function Warnings({ warnings }: { warnings: RunView["warnings"] }) {
         </li>
       ))}
     </ul>
-  );
-}
-
-function NotFound({ runId }: { runId: string }) {
-  return (
-    <>
-      <PageHeader title={`Run ${runId}`} crumbs={<Link href="/runs" className="hover:underline">Runs</Link>} description="Each step of the run, its model calls and results, live." />
-      <EmptyState
-        Icon={RunsIcon}
-        title="This run is not here"
-        action={
-          <Link href="/runs" className="text-sm font-medium text-indigo-600 hover:underline dark:text-indigo-400">
-            Open the run list
-          </Link>
-        }
-      >
-        No run with id <Cmd>{runId}</Cmd> has been recorded on this server. Check the address, or start a run from the runs page.
-      </EmptyState>
-    </>
   );
 }
 

@@ -24,7 +24,8 @@ export type LayoutBox = {
 export type LayoutEdge = FlowGraphEdge & { d: string };
 export type FlowLayout = { width: number; height: number; boxes: LayoutBox[]; edges: LayoutEdge[] };
 
-export const NODE_W = 150;
+/** Wide enough for "Completed · observer" and a 16-character agent name. */
+export const NODE_W = 168;
 export const NODE_H = 46;
 const GAP_X = 44;
 const GAP_Y = 14;
