@@ -24,8 +24,8 @@ import { AgentsService } from "./agents/agents.service";
 import { AccountsService } from "./accounts/accounts.service";
 import { DEFAULT_PRICES } from "./runs/pricing";
 import { ConversationsService } from "./conversations/conversations.service";
-import { registerPermissionMcp } from "./agents/permission-mcp";
 import { DaemonsService } from "./daemons/daemons.service";
+import { registerMcpRoutes } from "./mcp/http";
 import { RunsService } from "./runs/runs.service";
 import { buildTools, PermissionPolicy } from "./tools";
 import { attachCommaProtocol } from "./ws/comma-connection";
@@ -188,7 +188,8 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   registerLogin(app, { token: config.token, codes, port: () => boundPort });
   app.get("/health", async () => healthOf(services));
   registerDaemonWebhook(app, daemons);
-  registerPermissionMcp(app, agents);
+  // the `switchyard` MCP server: /mcp, and /mcp/agents/:id (that agent's, with its `approve` tool)
+  registerMcpRoutes(app, { services, log, version: VERSION });
   app.get("/ws", async (_req, reply) => reply.code(400).type("text/plain; charset=utf-8").send("WebSocket upgrade failed"));
 
   await app.register(fastifyTRPCPlugin, {

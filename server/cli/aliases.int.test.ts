@@ -74,14 +74,14 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
   throw new Error(`${what}: not reached in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
 }
 
-/** The `yard agent list` line of an agent, split into columns. */
+/** The `yard agent list` row of an agent, split into columns (ALIAS PROVIDER STATUS ...). */
 async function listed(alias: string, args: string[] = []): Promise<string[] | undefined> {
   const r = await runYard(["agent", "list", ...args]);
   expect(r.code, r.err).toBe(0);
   return r.out
     .split("\n")
     .map((l) => l.trim().split(/\s+/))
-    .find((cols) => cols[1] === alias);
+    .find((cols) => cols[0] === alias);
 }
 
 const pendingOf = (agentId: string) => w.t.client.agents.approvals.query({ agentId, status: "pending" });
@@ -113,19 +113,19 @@ describe("an agent blocked on a tool approval needs you", () => {
     const blocked = await w.t.client.agents.get.query({ agentId: a.id });
     expect(blocked).toMatchObject({ status: "running", needsYou: true, pendingApprovals: 1 });
     expect((await w.t.client.agents.list.query({})).find((x) => x.id === a.id)).toMatchObject({ status: "running", needsYou: true, pendingApprovals: 1 });
-    expect((await listed("needy-otter"))?.[3]).toBe("needs_you");
+    expect((await listed("needy-otter"))?.[2]).toBe("needs_you");
     expect(await listed("needy-otter", ["--status", "needs_you"])).toBeDefined();
 
     await w.t.client.agents.decide.mutate({ approvalId: approval!.id, allow: true });
     const decided = await until("decided", () => w.t.client.agents.get.query({ agentId: a.id }), (x) => !x.needsYou);
     expect(decided).toMatchObject({ status: "running", needsYou: false, pendingApprovals: 0 });
-    expect((await listed("needy-otter"))?.[3]).toBe("running");
+    expect((await listed("needy-otter"))?.[2]).toBe("running");
     expect(await listed("needy-otter", ["--status", "needs_you"])).toBeUndefined();
 
     writeFileSync(gate, "go");
     const asking = await waitForAgent(w.t.client, a.id);
     expect(asking).toMatchObject({ status: "waiting_for_input", needsYou: true, pendingApprovals: 0 });
-    expect((await listed("needy-otter"))?.[3]).toBe("needs_you");
+    expect((await listed("needy-otter"))?.[2]).toBe("needs_you");
     await w.t.client.agents.stop.mutate({ agentId: a.id });
   });
 });
@@ -219,7 +219,7 @@ describe("agents by alias", () => {
       },
     },
     { name: "yard agent get", run: async () => expect((await yardJson<AgentInfo>(["agent", "get", ALIAS, "--json"])).id).toBe(agent.id) },
-    { name: "yard agent approvals", run: async () => expect((await yardJson<AgentApproval[]>(["agent", "approvals", ALIAS])).map((a) => a.id)).toEqual([approval.id]) },
+    { name: "yard agent approvals", run: async () => expect((await yardJson<AgentApproval[]>(["agent", "approvals", ALIAS, "--json"])).map((a) => a.id)).toEqual([approval.id]) },
     { name: "yard agent logs", run: async () => expect((await runYard(["agent", "logs", ALIAS])).out).toContain("hello from the pangolin") },
     { name: "yard agent diff", run: async () => expect((await runYard(["agent", "diff", ALIAS])).out).toContain("pangolin.txt") },
     {
@@ -239,9 +239,9 @@ describe("agents by alias", () => {
   it.each(reading)("$name takes the alias", async ({ run }) => run());
 
   it("yard agent approve, then yard agent resume <alias> answers its questions", async () => {
-    await yardJson(["agent", "approve", approval.id]);
+    await yardJson(["agent", "approve", approval.id, "--json"]);
     await until("questions", () => w.t.client.agents.get.query({ agentId: agent.id }), (a) => a.status === "waiting_for_input");
-    expect((await yardJson<AgentInfo>(["agent", "resume", ALIAS, "--answer", "q1=yes"])).id).toBe(agent.id);
+    expect((await yardJson<AgentInfo>(["agent", "resume", ALIAS, "--answer", "q1=yes", "--json"])).id).toBe(agent.id);
     expect(await waitForAgent(w.t.client, agent.id)).toMatchObject({ status: "idle", result: "answered" });
   });
 
@@ -258,18 +258,18 @@ describe("agents by alias", () => {
     {
       name: "yard agent message",
       run: async () => {
-        expect(await yardJson(["agent", "message", ALIAS, "and", "another"])).toMatchObject({ delivered: "now" });
+        expect(await yardJson(["agent", "message", ALIAS, "and", "another", "--json"])).toMatchObject({ delivered: "now" });
         await until("second follow-up", () => w.t.client.agents.get.query({ agentId: agent.id }), (a) => a.status === "idle" && a.sessionNumber === 4);
       },
     },
     { name: "agents.merge", run: async () => expect(await w.t.client.agents.merge.mutate({ agentId: ALIAS })).toMatchObject({ merged: true, branch: `switchyard/${ALIAS}` }) },
-    { name: "yard agent merge", run: async () => expect(await yardJson(["agent", "merge", ALIAS])).toMatchObject({ merged: false, branch: `switchyard/${ALIAS}` }) },
+    { name: "yard agent merge", run: async () => expect(await yardJson(["agent", "merge", ALIAS, "--json"])).toMatchObject({ merged: false, branch: `switchyard/${ALIAS}` }) },
     { name: "agents.cleanup", run: async () => expect(await w.t.client.agents.cleanup.mutate({ agentId: ALIAS })).toMatchObject({ id: agent.id, workspaceRemoved: true }) },
-    { name: "yard agent cleanup", run: async () => expect(await yardJson(["agent", "cleanup", ALIAS])).toMatchObject({ id: agent.id, workspaceRemoved: true }) },
+    { name: "yard agent cleanup", run: async () => expect(await yardJson(["agent", "cleanup", ALIAS, "--json"])).toMatchObject({ id: agent.id, workspaceRemoved: true }) },
     { name: "agents.stop", run: async () => expect(await w.t.client.agents.stop.mutate({ agentId: HANGER })).toMatchObject({ id: hanger.id, status: "stopped" }) },
-    { name: "yard agent stop", run: async () => expect(await yardJson(["agent", "stop", HANGER])).toMatchObject({ id: hanger.id, status: "stopped" }) },
+    { name: "yard agent stop", run: async () => expect(await yardJson(["agent", "stop", HANGER, "--json"])).toMatchObject({ id: hanger.id, status: "stopped" }) },
     { name: "agents.delete", run: async () => expect(await w.t.client.agents.delete.mutate({ agentId: HANGER, force: true })).toEqual({ deleted: hanger.id }) },
-    { name: "yard agent delete", run: async () => expect(await yardJson(["agent", "delete", ALIAS, "--force"])).toEqual({ deleted: agent.id }) },
+    { name: "yard agent delete", run: async () => expect(await yardJson(["agent", "delete", ALIAS, "--force", "--json"])).toEqual({ deleted: agent.id }) },
   ];
   it.each(acting)("$name takes the alias", async ({ run }) => run());
 
@@ -299,9 +299,9 @@ describe("daemons by name", () => {
         expect(res.status).toBe(202);
       },
     },
-    { name: "yard daemon trigger", run: async () => expect(await yardJson(["daemon", "trigger", NAME, '{"n":3}'])).toHaveProperty("seq") },
+    { name: "yard daemon trigger", run: async () => expect(await yardJson(["daemon", "trigger", NAME, '{"n":3}', "--json"])).toHaveProperty("seq") },
     { name: "daemons.snapshot", run: async () => expect(await w.t.client.daemons.snapshot.query({ id: NAME })).toMatchObject({ id, name: NAME }) },
-    { name: "yard daemon snapshot", run: async () => expect(await yardJson(["daemon", "snapshot", NAME])).toMatchObject({ id, name: NAME }) },
+    { name: "yard daemon snapshot", run: async () => expect(await yardJson(["daemon", "snapshot", NAME, "--json"])).toMatchObject({ id, name: NAME }) },
     {
       name: "daemons.onEvents",
       run: async () => {
@@ -322,8 +322,8 @@ describe("daemons by name", () => {
     },
     { name: "daemons.stop", run: async () => expect(await w.t.client.daemons.stop.mutate({ id: NAME })).toMatchObject({ id, status: "stopped" }) },
     { name: "daemons.resume", run: async () => expect(await w.t.client.daemons.resume.mutate({ id: NAME })).toMatchObject({ id, status: "running" }) },
-    { name: "yard daemon stop", run: async () => expect(await yardJson(["daemon", "stop", NAME])).toMatchObject({ id, status: "stopped" }) },
-    { name: "yard daemon resume", run: async () => expect(await yardJson(["daemon", "resume", NAME])).toMatchObject({ id, status: "running" }) },
+    { name: "yard daemon stop", run: async () => expect(await yardJson(["daemon", "stop", NAME, "--json"])).toMatchObject({ id, status: "stopped" }) },
+    { name: "yard daemon resume", run: async () => expect(await yardJson(["daemon", "resume", NAME, "--json"])).toMatchObject({ id, status: "running" }) },
     {
       name: "daemons.delete",
       run: async () => {
@@ -335,7 +335,7 @@ describe("daemons by name", () => {
       name: "yard daemon delete",
       run: async () => {
         const other = await w.t.client.daemons.spawn.mutate({ task: "x", name: "alias-daemon-2", model: "mock/echo" });
-        expect(await yardJson(["daemon", "delete", "alias-daemon-2"])).toEqual({ deleted: true });
+        expect(await yardJson(["daemon", "delete", "alias-daemon-2", "--json"])).toEqual({ deleted: true });
         expect((await w.t.client.daemons.list.query()).map((d) => d.id)).not.toContain(other.id);
       },
     },

@@ -35,25 +35,26 @@ afterAll(async () => {
 describe("yard account", () => {
   it("adds a setup token, an API key from stdin and an OAuth login file; lists them without secrets; removes one", async () => {
     const token = "sk-ant-oat01-cli-setup-token-AAAA";
-    const added = await runYard(["account", "add", "--provider", "claude", "--token", token, "--email", "dev@example.com"]);
+    const added = await runYard(["account", "add", "--provider", "claude", "--token", token, "--email", "dev@example.com", "--json"]);
     expect(added.code, added.err).toBe(0);
     expect(added.out).not.toContain(token);
     expect(JSON.parse(added.out)).toMatchObject({ label: "dev@example.com", kind: "setup-token", secretHint: "…AAAA", status: "available" });
 
     const key = "sk-proj-codex-key-from-stdin-BBBB";
-    const fromStdin = await runYard(["account", "add", "--provider", "codex", "--api-key", "-", "--label", "codex-main"], `${key}\n`);
+    const fromStdin = await runYard(["account", "add", "--provider", "codex", "--api-key", "-", "--label", "codex-main", "--json"], `${key}\n`);
     expect(fromStdin.code, fromStdin.err).toBe(0);
     expect(JSON.parse(fromStdin.out)).toMatchObject({ label: "codex-main", provider: "codex", kind: "api-key", secretHint: "…BBBB" });
 
     const file = join(dir, ".credentials.json");
     writeFileSync(file, JSON.stringify({ claudeAiOauth: { accessToken: "oauth-access-CCCC", refreshToken: "oauth-refresh-DDDD", expiresAt: Date.now() + 3600_000 } }));
-    const oauth = await runYard(["account", "add", "--provider", "claude", "--oauth-file", file, "--label", "max"]);
+    const oauth = await runYard(["account", "add", "--provider", "claude", "--oauth-file", file, "--label", "max", "--json"]);
     expect(oauth.code, oauth.err).toBe(0);
     expect(JSON.parse(oauth.out)).toMatchObject({ label: "max", kind: "oauth", secretHint: "…CCCC" });
 
     const list = await runYard(["account", "list"]);
     expect(list.code).toBe(0);
-    expect(list.out).toMatch(/dev@example\.com\s+claude\s+setup-token\s+…AAAA\s+0 agents\s+available/);
+    expect(list.out).toMatch(/^LABEL\s+PROVIDER\s+KIND\s+SECRET\s+AGENTS\s+STATUS$/m);
+    expect(list.out).toMatch(/dev@example\.com\s+claude\s+setup-token\s+…AAAA\s+0\s+available/);
     expect(list.out).toMatch(/codex-main\s+codex\s+api-key/);
     for (const secret of [token, key, "oauth-access-CCCC", "oauth-refresh-DDDD"]) expect(list.out).not.toContain(secret);
 
@@ -73,7 +74,8 @@ describe("yard account", () => {
   it("explains bad input with a non-zero exit", async () => {
     const noProvider = await runYard(["account", "add", "--api-key", "k-12345678"]);
     expect(noProvider.code).not.toBe(0);
-    expect(noProvider.err).toContain("usage: yard account");
+    expect(noProvider.err).toContain("required option '--provider <name>' not specified");
+    expect(noProvider.err).toContain("Usage: yard account add");
     const badKind = await runYard(["account", "add", "--provider", "codex", "--token", "tok-12345678"]);
     expect(badKind.code).not.toBe(0);
     expect(badKind.err).toContain("codex accounts are API keys");

@@ -37,7 +37,7 @@ describe("yard agent", () => {
       steps: [{ text: "hello from the fake" }, { sleep: 2500 }, { text: "after the pause" }, { questions: [{ id: "q1", question: "Proceed?" }] }],
       resume: [[{ text: "resumed fine" }, { done: "finished from the cli" }]],
     });
-    const spawned = await runYard(["agent", "spawn", "--provider", "fake", "--repo", repo, "--prompt", prompt]);
+    const spawned = await runYard(["agent", "spawn", "--provider", "fake", "--repo", repo, "--prompt", prompt, "--json"]);
     expect(spawned.code, spawned.err).toBe(0);
     const agent = JSON.parse(spawned.out) as { id: string; alias: string };
     const follow = await runYard(["agent", "logs", agent.id, "-f"]);
@@ -87,7 +87,7 @@ describe("yard agent", () => {
       prompt: fakeAgentPrompt("commit", [{ write: { path: "cli-merge.txt", content: "m\n" } }, { bash: 'git add -A && git -c user.name=a -c user.email=a@b commit -qm "cli merge"' }, { done: "committed" }]),
     });
     await waitForAgent(t.client, a.id);
-    const merged = await runYard(["agent", "merge", a.alias, "--strategy", "squash"]);
+    const merged = await runYard(["agent", "merge", a.alias, "--strategy", "squash", "--json"]);
     expect(merged.code, merged.err).toBe(0);
     const result = JSON.parse(merged.out) as { merged: boolean; commit: string };
     expect(result.merged).toBe(true);
@@ -97,7 +97,7 @@ describe("yard agent", () => {
     const json = JSON.parse((await runYard(["agent", "get", a.alias, "--json"])).out) as { merge: { into: string; strategy: string; commit: string } };
     expect(json.merge).toMatchObject({ into: "main", strategy: "squash", commit: result.commit });
     expect((await runYard(["agent", "list"])).out).toMatch(new RegExp(`${a.alias}.*merged into main`));
-    const again = JSON.parse((await runYard(["agent", "merge", a.alias, "--strategy", "squash"])).out) as { merged: boolean; reason: string };
+    const again = JSON.parse((await runYard(["agent", "merge", a.alias, "--strategy", "squash", "--json"])).out) as { merged: boolean; reason: string };
     expect(again).toMatchObject({ merged: false, reason: `already merged into main as ${result.commit.slice(0, 8)} (squash): no commits since` });
   });
 });

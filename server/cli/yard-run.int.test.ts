@@ -46,7 +46,7 @@ describe("yard run", () => {
     expect(code).toBe(0);
     const { out: listed, code: listCode } = await runYard(["runs", "--cwd", cwd]);
     expect(listCode).toBe(0);
-    expect(listed).toMatch(/completed\s+\S+\s+Ok/);
+    expect(listed).toMatch(/completed\s+\d+s ago\s+Ok/);
   });
 
   it("a broadcast whose second agent finishes first: yard run and yard continue print every agent and the steps after it", async () => {
@@ -88,18 +88,18 @@ describe("yard run", () => {
 
 describe("yard daemon", () => {
   it("spawns, triggers, snapshots, stops and lists a daemon", async () => {
-    const spawned = await runYard(["daemon", "spawn", "--task", "Echo triggers.", "--name", "cli-daemon", "--model", "mock/echo"]);
+    const spawned = await runYard(["daemon", "spawn", "--task", "Echo triggers.", "--name", "cli-daemon", "--model", "mock/echo", "--json"]);
     expect(spawned.code).toBe(0);
     const { id } = JSON.parse(spawned.out) as { id: string };
     expect(id).toMatch(/^daemon_/);
-    const trig = await runYard(["daemon", "trigger", id, '{"n":1}']);
+    const trig = await runYard(["daemon", "trigger", id, '{"n":1}', "--json"]);
     expect(trig.code).toBe(0);
     expect(JSON.parse(trig.out)).toHaveProperty("seq");
-    const snap = await runYard(["daemon", "snapshot", id]);
+    const snap = await runYard(["daemon", "snapshot", id, "--json"]);
     expect(snap.code).toBe(0);
     expect(JSON.parse(snap.out)).toHaveProperty("event_queue_capacity");
     expect((await runYard(["daemon", "stop", id])).code).toBe(0);
-    const list = await runYard(["daemon", "list"]);
+    const list = await runYard(["daemon", "list", "--json"]);
     expect((JSON.parse(list.out) as Array<{ id: string; status: string }>).find((d) => d.id === id)?.status).toBe("stopped");
     const bad = await runYard(["daemon", "trigger", id, "x"]);
     expect(bad.code).toBe(1);

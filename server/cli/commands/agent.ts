@@ -1,256 +1,208 @@
-import type { Command } from ".";
-import type { AgentInfo, AgentMerge, AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
-import { clientFrom, connectionOptions, explain, parse } from "./common";
+import { InvalidArgumentError, Option, type Command } from "commander";
+import type { AgentInfo } from "../../../shared/agents";
+import { listProviders } from "../../agents/providers";
+import type { SwitchyardClient } from "../../client";
+import { plural } from "../io";
+import { registerAgentBranch } from "./agent-branch";
+import { AGENT, AGENT_HELP, agentLine, agentsTable, approvalsTable, describeAgent, outputText, spawnedText } from "./agent-format";
+import { collect, examples, jsonOption, required, wholeNumber, type Cli } from "./common";
 
-const USAGE = `usage: yard agent <spawn|list|get|stop|resume|message|logs|approvals|approve|deny|merge|diff|cleanup|sweep|delete> ...
-  yard agent spawn --provider claude|codex|fake|... --prompt TEXT [--repo DIR [--init]] [--base REF] [--mode execute|plan|discuss|refine|review]
-                   [--permission bypass|acceptEdits|ask] [--model M] [--alias NAME] [--task-id ID] [--phase-id ID] [--account LABEL]
-  yard agent list [--status S]...          needs_you while it waits for your answers or a tool approval (--status needs_you: those)
-  yard agent get|stop <agent>              <agent>: its id or its alias, in every command
-  yard agent get <agent> [--json]          status, branch, last merge, result (--json: the whole record)
-  yard agent resume <agent> --answer q1=TEXT [--answer q2=TEXT]...
-  yard agent message <agent> TEXT
-  yard agent logs <agent> [--follow|-f] [--raw] [--lines N] [--from LINE]
-  yard agent approvals [<agent>]           pending tool approvals
-  yard agent approve|deny <approval id> [--message TEXT]
-  yard agent merge <agent> [--into BRANCH] [--strategy merge|squash|rebase]   bring its branch into BRANCH (default: the one it started from)
-  yard agent diff <agent> [--patch]        changed files against its base (and the patch)
-  yard agent cleanup <agent> [--discard]   remove its worktree now (branch kept with commits; --discard throws away uncommitted work)
-  yard agent sweep                         disk used per worktree; remove merged, clean ones
-  yard agent delete <agent> [--force]`;
-
-const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 const LIVE = new Set(["starting", "running"]);
 
-/** One normalized event as a terminal line. */
-export function renderEvent(e: AgentStreamEvent): string {
-  switch (e.kind) {
-    case "text":
-      return e.text;
-    case "thinking":
-      return `(thinking) ${e.text}`;
-    case "tool_call":
-      return `→ ${e.name} ${JSON.stringify(e.input)}`;
-    case "tool_result":
-      return `${e.isError ? "✗" : "←"} ${e.name ?? e.id}: ${e.output}`;
-    case "usage":
-      return `· usage: ${e.usage.inputTokens} in, ${e.usage.outputTokens} out${e.usage.costUsd !== undefined ? `, $${e.usage.costUsd.toFixed(4)}` : ""}`;
-    case "session":
-      return `· session ${e.sessionId}${e.model ? ` (${e.model})` : ""}`;
-    case "result":
-      return `${e.isError ? "✗ failed" : "✓ result"}: ${e.message}`;
-    case "error":
-      return `${e.fatal ? "✗ error" : "! warning"}: ${e.message}`;
-    case "rate_limit":
-      return `! rate limited: ${e.message}${e.resetsAt ? ` (resets ${e.resetsAt})` : ""}`;
-    case "system":
-      return e.subtype === "user_message" ? `you: ${e.message}` : `· ${e.subtype}: ${e.message}`;
-    case "raw":
-      return e.text;
-  }
-}
-
-function printLines(lines: AgentOutputLine[], raw: boolean): void {
-  const out: string[] = [];
-  for (const l of lines) {
-    if (raw) out.push(l.raw ?? "");
-    else for (const e of l.events) out.push(renderEvent(e));
-  }
-  if (out.length > 0) process.stdout.write(`${out.join("\n")}\n`);
-}
-
-/** The status `yard agent list` shows: "needs_you" whenever the agent waits on a human (answers or an approval), as the dashboard does. */
-export function listedStatus(a: Pick<AgentInfo, "status" | "needsYou">): string {
-  return a.needsYou ? "needs_you" : a.status;
-}
-
-/** An agent's last merge as one line: "into main as 1a2b3c4d (squash) at …[, N new commits since]". */
-export function describeMerge(m: AgentMerge, commitsSince: number | null): string {
-  const since = commitsSince === null ? "" : commitsSince === 0 ? ", nothing new since" : `, ${commitsSince} new commit${commitsSince === 1 ? "" : "s"} since`;
-  return `into ${m.into} as ${m.commit.slice(0, 8)} (${m.strategy}) at ${m.at}${since}`;
-}
-
-/** `yard agent get` for a person: one field a line. */
-export function describeAgent(a: AgentInfo, commitsSinceMerge: number | null): string {
-  const rows: Array<[string, string | null]> = [
-    ["agent", `${a.alias} (${a.id})`],
-    ["status", a.statusReason ? `${a.status}: ${a.statusReason}` : a.status],
-    ["provider", `${a.provider} · ${a.mode} · ${a.permissionMode}${a.model ? ` · ${a.model}` : ""}`],
-    ["branch", a.branch ? `${a.branch} from ${a.baseRef ?? "?"}` : null],
-    ["worktree", `${a.workspacePath}${a.workspaceRemoved ? " (cleaned up)" : ""}`],
-    ["merged", a.merge ? describeMerge(a.merge, commitsSinceMerge) : a.branch ? "no" : null],
-    ["result", a.result],
-    ["questions", a.pendingQuestions.length > 0 ? a.pendingQuestions.map((q) => `${q.id}: ${q.question}`).join(" | ") : null],
-    ["warning", a.cleanupWarning],
-    ["usage", `${a.usage.inputTokens} in, ${a.usage.outputTokens} out${a.usage.costUsd !== undefined ? `, $${a.usage.costUsd.toFixed(4)}` : ""} (session ${a.sessionNumber})`],
-    ["task", a.task.split("\n")[0] ?? ""],
-  ];
-  return `${rows
-    .filter((r): r is [string, string] => r[1] !== null)
-    .map(([k, v]) => `${k.padEnd(10)}${v}`)
-    .join("\n")}\n`;
-}
-
-function answersOf(list: string[] | undefined): Record<string, string> {
-  const answers: Record<string, string> = {};
-  for (const item of list ?? []) {
-    const i = item.indexOf("=");
-    if (i <= 0) throw new Error(`--answer expects QUESTION_ID=TEXT, got "${item}"`);
-    answers[item.slice(0, i)] = item.slice(i + 1);
-  }
-  return answers;
-}
-
-export const agent: Command = {
-  summary: "CLI coding agents: yard agent spawn|list|get|stop|resume|message|logs|approve|deny|merge|delete",
-  async run(args) {
-    const [sub, ...rest] = args;
-    const { values, positionals } = parse(
-      rest,
-      {
-        ...connectionOptions,
-        provider: { type: "string" },
-        prompt: { type: "string" },
-        repo: { type: "string" },
-        base: { type: "string" },
-        init: { type: "boolean" },
-        mode: { type: "string" },
-        permission: { type: "string" },
-        model: { type: "string" },
-        alias: { type: "string" },
-        "task-id": { type: "string" },
-        "phase-id": { type: "string" },
-        status: { type: "string", multiple: true },
-        answer: { type: "string", multiple: true },
-        follow: { type: "boolean", short: "f" },
-        raw: { type: "boolean" },
-        lines: { type: "string" },
-        from: { type: "string" },
-        message: { type: "string" },
-        force: { type: "boolean" },
-        into: { type: "string" },
-        account: { type: "string" },
-        strategy: { type: "string" },
-        patch: { type: "boolean" },
-        discard: { type: "boolean" },
-        json: { type: "boolean" },
-      },
-      true,
-    );
-    const { url, client } = clientFrom(values);
-    const id = positionals[0];
-    const need = () => {
-      if (!id) throw new Error(USAGE);
-      return id;
-    };
-    try {
-      switch (sub) {
-        case "spawn": {
-          if (!values.provider || !values.prompt) throw new Error(USAGE);
-          print(
-            await client.agents.spawn.mutate({
-              provider: values.provider,
-              prompt: values.prompt,
-              repo: values.repo ?? process.cwd(),
-              baseRef: values.base,
-              ...(values.init ? { init: true } : {}),
-              mode: values.mode as never,
-              permissionMode: values.permission as never,
-              model: values.model,
-              alias: values.alias,
-              taskId: values["task-id"],
-              phaseId: values["phase-id"],
-              account: values.account,
-            }),
-          );
-          return 0;
-        }
-        case "list": {
-          // "needs_you" is derived, not stored: filtered here
-          const wanted = values.status ?? [];
-          const stored = wanted.filter((s) => s !== "needs_you");
-          const all = await client.agents.list.query(wanted.length > 0 && stored.length === wanted.length ? { status: stored as never } : {});
-          const agents = wanted.length === stored.length ? all : all.filter((a) => a.needsYou || stored.includes(a.status));
-          for (const a of agents) process.stdout.write(`${a.id}  ${a.alias.padEnd(24)} ${a.provider.padEnd(8)} ${listedStatus(a).padEnd(18)} ${a.branch ?? a.workspacePath}${a.merge ? `  merged into ${a.merge.into}` : ""}\n`);
-          return 0;
-        }
-        case "get": {
-          const info = await client.agents.get.query({ agentId: need() });
-          if (values.json) {
-            print(info);
-            return 0;
-          }
-          // the commits since the last merge need git: asked only for a merged agent (null when unreadable)
-          const since = info.merge ? await client.agents.changes.query({ agentId: info.id }).then((c) => c.commitsSinceMerge, () => null) : null;
-          process.stdout.write(describeAgent(info, since));
-          return 0;
-        }
-        case "stop":
-          print(await client.agents.stop.mutate({ agentId: need() }));
-          return 0;
-        case "delete":
-          print(await client.agents.delete.mutate({ agentId: need(), force: values.force ?? false }));
-          return 0;
-        case "resume":
-          print(await client.agents.resume.mutate({ agentId: need(), answers: answersOf(values.answer) }));
-          return 0;
-        case "message": {
-          const text = positionals.slice(1).join(" ");
-          if (!text) throw new Error(USAGE);
-          const r = await client.agents.message.mutate({ agentId: need(), text });
-          print({ delivered: r.delivered, status: r.agent.status, queued: r.agent.queuedMessages.length });
-          return 0;
-        }
-        case "approvals":
-          print(await client.agents.approvals.query({ agentId: id, status: "pending" }));
-          return 0;
-        case "approve":
-        case "deny":
-          print(await client.agents.decide.mutate({ approvalId: need(), allow: sub === "approve", message: values.message }));
-          return 0;
-        case "merge":
-          print(await client.agents.merge.mutate({ agentId: need(), ...(values.into ? { into: values.into } : {}), ...(values.strategy ? { strategy: values.strategy as "merge" | "squash" | "rebase" } : {}) }));
-          return 0;
-        case "diff": {
-          const changes = await client.agents.changes.query({ agentId: need() });
-          for (const f of changes.files) process.stdout.write(`${f.status} ${f.path} +${f.insertions} -${f.deletions}\n`);
-          process.stdout.write(`${changes.files.length} file(s), +${changes.insertions} -${changes.deletions}, ${changes.commitsAhead} commit(s)${changes.dirty ? ", uncommitted changes" : ""}\n`);
-          if (values.patch) process.stdout.write((await client.agents.diff.query({ agentId: need() })).patch);
-          return 0;
-        }
-        case "cleanup":
-          print(await client.agents.cleanup.mutate({ agentId: need(), discard: values.discard ?? false }));
-          return 0;
-        case "sweep":
-          for (const r of await client.agents.sweep.mutate()) {
-            process.stdout.write(`${r.alias.padEnd(24)} ${r.diskBytes === null ? "?" : `${(r.diskBytes / 1e6).toFixed(1)} MB`}  ${r.removed ? `removed (${r.note})` : "kept"}  ${r.path}\n`);
-          }
-          return 0;
-        case "logs":
-          return await logs(client, need(), values);
-        default:
-          throw new Error(USAGE);
-      }
-    } catch (err) {
-      throw explain(err, url);
-    }
-  },
+type SpawnOptions = {
+  provider: string;
+  prompt: string;
+  repo?: string;
+  init?: boolean;
+  base?: string;
+  mode?: string;
+  permission?: string;
+  model?: string;
+  alias?: string;
+  taskId?: string;
+  phaseId?: string;
+  account?: string;
+  json?: boolean;
 };
 
-type Client = ReturnType<typeof clientFrom>["client"];
+/** `--answer q1=TEXT`, repeatable: {q1: TEXT}. */
+function answer(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const i = value.indexOf("=");
+  if (i <= 0) throw new InvalidArgumentError(`--answer expects QUESTION_ID=TEXT, got "${value}"`);
+  return { ...previous, [value.slice(0, i)]: value.slice(i + 1) };
+}
 
-async function logs(client: Client, agentId: string, values: { follow?: boolean; raw?: boolean; lines?: string; from?: string }): Promise<number> {
-  const format = values.raw ? "raw" : "events";
-  const limit = values.lines ? Number(values.lines) : 100;
+export function registerAgent(program: Command, cli: Cli): void {
+  const agent = program.command("agent").description("CLI coding agents (Claude Code, Codex, Gemini...), each in its own git worktree");
+  examples(agent, 'yard agent spawn --provider claude --repo ~/code/app --prompt "Fix the failing test"', "yard agent list");
+  for (const register of [spawn, list, get, lifecycle, logs, approvals, registerAgentBranch]) register(agent, cli);
+}
+
+function spawn(agent: Command, cli: Cli): void {
+  const cmd = agent
+    .command("spawn")
+    .description("start an agent on a task, in a new worktree on branch switchyard/<alias>")
+    .addOption(required("--provider <name>", `the agent CLI: ${listProviders().map((p) => p.name).join(", ")} (fake: the demo, no key needed)`))
+    .addOption(required("--prompt <text>", "the task"))
+    .option("--repo <dir>", "the git repository to work on (default: this directory)")
+    .option("--init", "make --repo a git repository first when it is a plain folder")
+    .option("--base <ref>", "branch from this ref (default: the repository's HEAD)")
+    .addOption(new Option("--mode <mode>", "what it is asked to do").choices(["execute", "plan", "discuss", "refine", "review"]))
+    .addOption(new Option("--permission <mode>", "what it may do without asking (default: acceptEdits)").choices(["bypass", "acceptEdits", "ask"]))
+    .option("--model <model>", "the model its CLI uses")
+    .option("--alias <name>", "its name (default: a generated one): lowercase letters, digits and dashes")
+    .option("--task-id <id>", "a task label other agents can ask it by (yard ask --task-id)")
+    .option("--phase-id <id>", "a phase label other agents can ask it by")
+    .option("--account <label>", "run it on this registered account (yard account list)")
+    .action(async (opts: SpawnOptions, self: Command) => {
+      const spawned = await cli.client(self).agents.spawn.mutate({
+        provider: opts.provider,
+        prompt: opts.prompt,
+        repo: opts.repo ?? process.cwd(),
+        baseRef: opts.base,
+        ...(opts.init ? { init: true } : {}),
+        mode: opts.mode as never,
+        permissionMode: opts.permission as never,
+        model: opts.model,
+        alias: opts.alias,
+        taskId: opts.taskId,
+        phaseId: opts.phaseId,
+        account: opts.account,
+      });
+      if (opts.json) return cli.json(spawned);
+      cli.print(spawnedText(spawned, cli.style));
+    });
+  jsonOption(cmd);
+  examples(cmd, 'yard agent spawn --provider fake --repo ~/code/app --prompt "Write a notes file"', 'yard agent spawn --provider codex --repo ~/notes --init --alias tidy --prompt "Tidy up" --json');
+}
+
+function list(agent: Command, cli: Cli): void {
+  const cmd = agent
+    .command("list")
+    .description("agents, newest first; needs_you while one waits for your answers or a tool approval")
+    .option("--status <status>", "only agents in this status (repeatable; needs_you: those waiting on you)", collect)
+    .action(async (opts: { status?: string[]; json?: boolean }, self: Command) => {
+      const client = cli.client(self);
+      // "needs_you" is derived, not stored: filtered here
+      const wanted = opts.status ?? [];
+      const stored = wanted.filter((s) => s !== "needs_you");
+      const all = await client.agents.list.query(wanted.length > 0 && stored.length === wanted.length ? { status: stored as never } : {});
+      const agents = wanted.length === stored.length ? all : all.filter((a) => a.needsYou || stored.includes(a.status));
+      if (opts.json) return cli.json(agents);
+      cli.print(agentsTable(agents, { width: cli.width, style: cli.style }));
+    });
+  jsonOption(cmd);
+  examples(cmd, "yard agent list", "yard agent list --status needs_you --status running --json");
+}
+
+function get(agent: Command, cli: Cli): void {
+  const cmd = agent
+    .command("get")
+    .description("an agent's status, branch, last merge, result and usage")
+    .argument(AGENT, AGENT_HELP)
+    .action(async (ref: string, opts: { json?: boolean }, self: Command) => {
+      const client = cli.client(self);
+      const info = await client.agents.get.query({ agentId: ref });
+      if (opts.json) return cli.json(info);
+      // the commits since the last merge need git: asked only for a merged agent (null when unreadable)
+      const since = info.merge ? await client.agents.changes.query({ agentId: info.id }).then((c) => c.commitsSinceMerge, () => null) : null;
+      cli.print(describeAgent(info, since));
+    });
+  jsonOption(cmd, "print the whole record as JSON");
+  examples(cmd, "yard agent get brave-otter", "yard agent get brave-otter --json | jq .result");
+}
+
+/** stop, resume, message, cleanup, delete: act on one agent, say what it is now. */
+function lifecycle(agent: Command, cli: Cli): void {
+  type Done = { json: unknown; text: string };
+  const act = (name: string, description: string, example: string, run: (client: SwitchyardClient, ref: string, opts: Record<string, unknown>) => Promise<Done>, options: (cmd: Command) => void = () => {}) => {
+    const cmd = agent.command(name).description(description).argument(AGENT, AGENT_HELP);
+    options(cmd);
+    cmd.action(async (ref: string, opts: Record<string, unknown>, self: Command) => {
+      const { json, text } = await run(cli.client(self), ref, opts);
+      if (opts.json) return cli.json(json);
+      cli.print(text);
+    });
+    jsonOption(cmd);
+    examples(cmd, example);
+  };
+  const line = (verb: string, a: AgentInfo): Done => ({ json: a, text: agentLine(verb, a, cli.style) });
+
+  act("stop", "stop a running agent (its worktree and branch stay)", "yard agent stop brave-otter", async (c, ref) => line("Stopped", await c.agents.stop.mutate({ agentId: ref })));
+
+  act(
+    "resume",
+    "answer an agent's questions and let it go on",
+    'yard agent resume brave-otter --answer q1=yes --answer q2="use port 8080"',
+    async (c, ref, opts) => line("Resumed", await c.agents.resume.mutate({ agentId: ref, answers: (opts.answer as Record<string, string> | undefined) ?? {} })),
+    (cmd) => cmd.option("--answer <id=text>", "the answer to one question, QUESTION_ID=TEXT (repeatable)", answer),
+  );
+
+  const message = agent
+    .command("message")
+    .description("send an agent a follow-up: now when it can take it, else at its next idle point")
+    .argument(AGENT, AGENT_HELP)
+    .argument("<text...>", "the message")
+    .action(async (ref: string, words: string[], opts: { json?: boolean }, self: Command) => {
+      const r = await cli.client(self).agents.message.mutate({ agentId: ref, text: words.join(" ") });
+      if (opts.json) return cli.json({ delivered: r.delivered, status: r.agent.status, queued: r.agent.queuedMessages.length });
+      if (r.delivered === "now") return cli.print(`Delivered to ${r.agent.alias} (${r.agent.status})`);
+      cli.print(`Queued for ${r.agent.alias} (${r.agent.status}): delivered when it is ready; ${plural(r.agent.queuedMessages.length, "message")} queued`);
+    });
+  jsonOption(message);
+  examples(message, 'yard agent message brave-otter "Also update the changelog"');
+
+  act(
+    "cleanup",
+    "remove an agent's worktree now (the branch is kept when it has commits)",
+    "yard agent cleanup brave-otter --discard",
+    async (c, ref, opts) => line("Cleaned up", await c.agents.cleanup.mutate({ agentId: ref, discard: opts.discard === true })),
+    (cmd) => cmd.option("--discard", "throw away uncommitted work too"),
+  );
+
+  act(
+    "delete",
+    "delete an agent (stopped first when running), its worktree and its log",
+    "yard agent delete brave-otter --force",
+    async (c, ref, opts) => {
+      const r = await c.agents.delete.mutate({ agentId: ref, force: opts.force === true });
+      return { json: r, text: `Deleted ${r.deleted}` };
+    },
+    (cmd) => cmd.option("--force", "remove its worktree even with uncommitted work in it"),
+  );
+}
+
+function logs(agent: Command, cli: Cli): void {
+  const cmd = agent
+    .command("logs")
+    .description("an agent's output: the last lines, then live ones with --follow")
+    .argument(AGENT, AGENT_HELP)
+    .option("-f, --follow", "keep printing until the agent stops, waits or finishes")
+    .option("--raw", "the CLI's own lines instead of normalized events")
+    .option("--lines <n>", "how many lines before following", wholeNumber, 100)
+    .option("--from <line>", "start at this line number instead of the last ones", wholeNumber)
+    .option("--json", "one JSON object a line (line number, raw text, events)")
+    .action(async (ref: string, opts: LogOptions, self: Command) => {
+      cli.exitCode = await followLogs(cli, cli.client(self), ref, opts);
+    });
+  examples(cmd, "yard agent logs brave-otter -f", "yard agent logs brave-otter --raw --from 0 --lines 500");
+}
+
+type LogOptions = { follow?: boolean; raw?: boolean; lines: number; from?: number; json?: boolean };
+
+async function followLogs(cli: Cli, client: SwitchyardClient, agentId: string, opts: LogOptions): Promise<number> {
+  const format = opts.raw ? "raw" : "events";
+  const shown = opts.json ? "json" : format;
+  const write = (text: string) => void cli.io.stdout.write(text);
   // the cursor is taken BEFORE the page is read: nothing can fall between the page and the stream
   const { lastEventId } = await client.system.info.query();
-  const page = await client.agents.output.query({ agentId, limit, format, ...(values.from ? { fromLine: Number(values.from) } : {}) });
-  printLines(page.lines, !!values.raw);
-  if (!values.follow) return 0;
+  const page = await client.agents.output.query({ agentId, limit: opts.lines, format, ...(opts.from !== undefined ? { fromLine: opts.from } : {}) });
+  write(outputText(page.lines, shown));
+  if (!opts.follow) return 0;
   let next = page.fromLine + page.lines.length;
   const info = await client.agents.get.query({ agentId: page.agentId });
   if (!LIVE.has(info.status)) {
-    process.stderr.write(`agent ${info.alias} is ${info.status}\n`);
+    cli.note(`agent ${info.alias} is ${info.status}`);
     return 0;
   }
   return await new Promise<number>((resolve) => {
@@ -258,20 +210,54 @@ async function logs(client: Client, agentId: string, values: { follow?: boolean;
       { agentId: page.agentId, lastEventId: String(lastEventId), format },
       {
         onData: ({ data }) => {
-          printLines(data.lines.filter((l) => l.line >= next), !!values.raw);
+          write(outputText(data.lines.filter((l) => l.line >= next), shown));
           for (const l of data.lines) next = Math.max(next, l.line + 1);
           const end = data.events.find((e) => ["agent.idle", "agent.waiting", "agent.stopped", "agent.crashed", "agent.deleted"].includes(e.type));
           if (end) {
-            process.stderr.write(`agent ${end.type.slice("agent.".length)}\n`);
+            cli.note(`agent ${end.type.slice("agent.".length)}`);
             sub.unsubscribe();
             resolve(0);
           }
         },
         onError: (err) => {
-          process.stderr.write(`${err.message}\n`);
+          cli.note(err.message);
           resolve(1);
         },
       },
     );
   });
+}
+
+function approvals(agent: Command, cli: Cli): void {
+  const cmd = agent
+    .command("approvals")
+    .description("tool approvals waiting for a decision (agents in --permission ask)")
+    .argument("[agent]", "only this agent's (id or alias)")
+    .action(async (ref: string | undefined, opts: { json?: boolean }, self: Command) => {
+      const client = cli.client(self);
+      const pending = await client.agents.approvals.query({ agentId: ref, status: "pending" });
+      if (opts.json) return cli.json(pending);
+      const aliases = new Map((await client.agents.list.query({})).map((a) => [a.id, a.alias]));
+      cli.print(approvalsTable(pending, (id) => aliases.get(id) ?? id, { width: cli.width, style: cli.style }));
+    });
+  jsonOption(cmd);
+  examples(cmd, "yard agent approvals", "yard agent approvals brave-otter --json");
+
+  for (const [name, allow] of [
+    ["approve", true],
+    ["deny", false],
+  ] as const) {
+    const decide = agent
+      .command(name)
+      .description(allow ? "let an agent's tool call run" : "refuse an agent's tool call (the agent is told why)")
+      .argument("<approval>", "the approval's id (yard agent approvals lists them)")
+      .option("--message <text>", allow ? "a note for the agent" : "why, for the agent (default: denied by a user)")
+      .action(async (approvalId: string, opts: { message?: string; json?: boolean }, self: Command) => {
+        const r = await cli.client(self).agents.decide.mutate({ approvalId, allow, message: opts.message });
+        if (opts.json) return cli.json(r);
+        cli.print(`${allow ? "Approved" : "Denied"} ${r.toolName} (${r.id})`);
+      });
+    jsonOption(decide);
+    examples(decide, `yard agent ${name} 0196c3f5-...${allow ? "" : ' --message "not on main"'}`);
+  }
 }

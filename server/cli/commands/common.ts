@@ -1,18 +1,86 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
-import { createSwitchyardClient, defaultUrl } from "../../client";
+import { InvalidArgumentError, Option, type Command } from "commander";
+import { createSwitchyardClient, defaultUrl, type SwitchyardClient } from "../../client";
+import { colorsOn, styleFor, type Io, type Style } from "../io";
 
-export const connectionOptions = {
-  url: { type: "string" },
-  token: { type: "string" },
-} as const satisfies ParseArgsConfig["options"];
+/**
+ * What every command gets: where to write, the style of its output, and the server it talks to
+ * (its `--url` / `--token`, or SWITCHYARD_URL / SWITCHYARD_TOKEN).
+ */
+export class Cli {
+  /** The exit code of the command that ran; undefined leaves the process running (`yard start`). */
+  exitCode: number | undefined = 0;
+  /** The server the command talked to, for "cannot reach the server at ...". */
+  url: string | undefined;
+  readonly style: Style;
 
-export function parse<O extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: O, allowPositionals = false) {
-  return parseArgs({ args, options, allowPositionals, strict: true });
+  constructor(readonly io: Io) {
+    this.style = styleFor(colorsOn(io.stdout, io.env));
+  }
+
+  /** Text for people, on stdout. */
+  print(text: string): void {
+    this.io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+
+  /** A value for scripts (`--json`), on stdout. */
+  json(value: unknown): void {
+    this.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** Notes about the output (not the output itself), on stderr. */
+  note(text: string): void {
+    this.io.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+
+  /** Tables fit the terminal when there is one, else 80 columns. */
+  get width(): number {
+    return this.io.stdout.isTTY && this.io.stdout.columns ? this.io.stdout.columns : 80;
+  }
+
+  /** The server a command names: its --url / --token, else SWITCHYARD_URL / SWITCHYARD_TOKEN. */
+  connection(cmd: Command): { url: string; token: string | undefined } {
+    const value = (flag: string) => {
+      const option = cmd.options.find((o) => o.long === flag && CONNECTION.has(o));
+      return option ? (cmd.getOptionValue(option.attributeName()) as string | undefined) : undefined;
+    };
+    return { url: (value("--url") ?? defaultUrl(this.io.env)).replace(/\/+$/, ""), token: value("--token") ?? (this.io.env.SWITCHYARD_TOKEN || undefined) };
+  }
+
+  /** The typed client of the server the command names. */
+  client(cmd: Command): SwitchyardClient {
+    const { url, token } = this.connection(cmd);
+    this.url = url;
+    return createSwitchyardClient({ url, token });
+  }
 }
 
-export function clientFrom(values: { url?: string; token?: string }) {
-  const url = values.url ?? defaultUrl();
-  return { url, client: createSwitchyardClient({ url, token: values.token }) };
+const CONNECTION = new WeakSet<Option>();
+const LOCAL = new WeakSet<Command>();
+
+/** A command that talks to no server (`start`, `completion`): it gets no --url / --token. */
+export function local(cmd: Command): Command {
+  LOCAL.add(cmd);
+  return cmd;
+}
+
+/**
+ * --url and --token on every command that talks to a server, added once the tree is built (a new
+ * command gets them too). A command whose own --token means something else (`account add`: a
+ * setup token) keeps it; the server's token then comes from SWITCHYARD_TOKEN.
+ */
+export function addConnectionOptions(cmd: Command): void {
+  for (const sub of cmd.commands) {
+    if (sub.commands.length > 0) addConnectionOptions(sub);
+    else if (!LOCAL.has(sub)) {
+      const has = (flag: string) => sub.options.some((o) => o.long === flag);
+      const add = (option: Option) => {
+        CONNECTION.add(option);
+        sub.addOption(option);
+      };
+      if (!has("--url")) add(new Option("--url <url>", "the server (default: SWITCHYARD_URL, else http://127.0.0.1:7422)"));
+      if (!has("--token")) add(new Option("--token <token>", "the server's token (default: SWITCHYARD_TOKEN)"));
+    }
+  }
 }
 
 /** Turn a fetch failure into "cannot reach the server at ...". */
@@ -21,4 +89,45 @@ export function explain(err: unknown, url: string): Error {
   const code = e.cause?.code ?? (e.message?.includes("fetch failed") ? "ECONNREFUSED" : undefined);
   if (code === "ECONNREFUSED" || code === "UND_ERR_SOCKET") return new Error(`cannot reach the Switchyard server at ${url}: is it running? (yard start)`);
   return new Error(e.message ?? String(err));
+}
+
+/** Every command shows one example or more at the end of its help (a test checks each one). */
+export function examples(cmd: Command, ...lines: string[]): Command {
+  return cmd.addHelpText("after", `\nExample${lines.length > 1 ? "s" : ""}:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
+}
+
+/** `--json` on a command that prints data. */
+export function jsonOption(cmd: Command, description = "print JSON for scripts instead of text"): Command {
+  return cmd.option("--json", description);
+}
+
+/** A repeatable option: `--status a --status b` -> ["a", "b"]. */
+export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** A whole-number option value (0 or more). */
+export function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("expected a whole number");
+  return n;
+}
+
+const REQUIRED = new WeakSet<Option>();
+
+/**
+ * An option a command cannot run without. Checked before the action (`checkRequired`), after
+ * commander's unknown-option check: a mistyped option is named first, not a missing one.
+ */
+export function required(flags: string, description: string): Option {
+  const option = new Option(flags, `${description} (required)`);
+  REQUIRED.add(option);
+  return option;
+}
+
+/** The program's preAction hook: the command about to run has all its required options. */
+export function checkRequired(_program: Command, action: Command): void {
+  for (const option of action.options) {
+    if (REQUIRED.has(option) && action.getOptionValue(option.attributeName()) === undefined) {
+      action.error(`error: required option '${option.flags}' not specified`, { code: "commander.missingMandatoryOptionValue" });
+    }
+  }
 }

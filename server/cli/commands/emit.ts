@@ -1,19 +1,16 @@
-import type { Command } from ".";
-import { clientFrom, connectionOptions, explain, parse } from "./common";
+import type { Command } from "commander";
+import { examples, jsonOption, type Cli } from "./common";
 
-export const emit: Command = {
-  summary: "put a note on the event bus: yard emit <message>",
-  async run(args) {
-    const { values, positionals } = parse(args, connectionOptions, true);
-    const message = positionals.join(" ");
-    if (!message) throw new Error("usage: yard emit <message>");
-    const { url, client } = clientFrom(values);
-    try {
-      const { id } = await client.events.emit.mutate({ message });
-      process.stdout.write(`${JSON.stringify({ id })}\n`);
-      return 0;
-    } catch (err) {
-      throw explain(err, url);
-    }
-  },
-};
+export function registerEmit(program: Command, cli: Cli): void {
+  const cmd = program
+    .command("emit")
+    .description("put a note on the event bus")
+    .argument("<message...>", "the note")
+    .action(async (words: string[], opts: { json?: boolean }, self: Command) => {
+      const { id } = await cli.client(self).events.emit.mutate({ message: words.join(" ") });
+      if (opts.json) return cli.json({ id });
+      cli.print(`emitted event ${id}`);
+    });
+  jsonOption(cmd);
+  examples(cmd, 'yard emit "deploy started"');
+}

@@ -1,29 +1,51 @@
-import type { Command } from ".";
-import { clientFrom, connectionOptions, explain, parse } from "./common";
+import type { Command } from "commander";
+import type { BusEvent } from "../../../shared/events";
+import { examples, jsonOption, type Cli } from "./common";
 
-export const events: Command = {
-  summary: "follow the event stream as JSON lines: yard events [--after ID] [--run ID|--agent ID|--daemon ID]",
-  async run(args) {
-    const { values } = parse(args, { ...connectionOptions, after: { type: "string" }, run: { type: "string" }, agent: { type: "string" }, daemon: { type: "string" } });
-    const { url, client } = clientFrom(values);
-    const scope = values.run ? { kind: "run" as const, id: values.run } : values.agent ? { kind: "agent" as const, id: values.agent } : values.daemon ? { kind: "daemon" as const, id: values.daemon } : undefined;
-    await new Promise<void>((resolve, reject) => {
-      const sub = client.events.onEvent.subscribe(
-        { lastEventId: values.after ?? null, scope },
-        {
-          onData: (e) => void process.stdout.write(`${JSON.stringify(e.data)}\n`),
-          onError: (err) => {
-            sub.unsubscribe();
-            reject(explain(err, url));
+/** One event as a line for people: id, time, type, scope, then as much of the payload as fits. */
+export function eventLine(e: BusEvent, width: number): string {
+  const scope = Object.entries(e.scope)
+    .map(([k, v]) => `${k.replace(/Id$/, "")}=${v}`)
+    .join(" ");
+  const head = `${String(e.id).padStart(6)} ${e.ts.slice(11, 19)} ${e.type}${scope ? ` ${scope}` : ""}`;
+  const payload = JSON.stringify(e.payload) ?? "";
+  const room = width - head.length - 1;
+  if (room < 12 || payload === "{}") return head;
+  return `${head} ${payload.length > room ? `${payload.slice(0, room - 1)}…` : payload}`;
+}
+
+export function registerEvents(program: Command, cli: Cli): void {
+  const cmd = program
+    .command("events")
+    .description("follow the event stream (Ctrl-C to stop): one line an event, JSON lines with --json")
+    .option("--after <id>", "start after this event id (default: from the first one)")
+    .option("--run <id>", "only this run's events")
+    .option("--agent <agent>", "only this agent's events (id or alias)")
+    .option("--daemon <daemon>", "only this daemon's events (id or name)")
+    .action(async (opts: { after?: string; run?: string; agent?: string; daemon?: string; json?: boolean }, self: Command) => {
+      const client = cli.client(self);
+      const scope = opts.run ? { kind: "run" as const, id: opts.run } : opts.agent ? { kind: "agent" as const, id: opts.agent } : opts.daemon ? { kind: "daemon" as const, id: opts.daemon } : undefined;
+      await new Promise<void>((resolve, reject) => {
+        const sub = client.events.onEvent.subscribe(
+          { lastEventId: opts.after ?? null, scope },
+          {
+            onData: (e) => {
+              if (opts.json) cli.io.stdout.write(`${JSON.stringify(e.data)}\n`);
+              else cli.print(eventLine(e.data, cli.width));
+            },
+            onError: (err) => {
+              sub.unsubscribe();
+              reject(err);
+            },
+            onComplete: () => resolve(),
           },
-          onComplete: () => resolve(),
-        },
-      );
-      process.once("SIGINT", () => {
-        sub.unsubscribe();
-        resolve();
+        );
+        process.once("SIGINT", () => {
+          sub.unsubscribe();
+          resolve();
+        });
       });
     });
-    return 0;
-  },
-};
+  jsonOption(cmd);
+  examples(cmd, "yard events --agent brave-otter", "yard events --json | jq .type");
+}

@@ -1,17 +1,17 @@
-import type { Command } from ".";
-import { clientFrom, connectionOptions, explain, parse } from "./common";
+import type { Command } from "commander";
+import { duration, plural } from "../io";
+import { examples, jsonOption, type Cli } from "./common";
 
-export const health: Command = {
-  summary: "print the server's health as JSON (exit 1 if unreachable)",
-  async run(args) {
-    const { values } = parse(args, connectionOptions);
-    const { url, client } = clientFrom(values);
-    try {
-      const h = await client.health.query();
-      process.stdout.write(`${JSON.stringify(h)}\n`);
-      return 0;
-    } catch (err) {
-      throw explain(err, url);
-    }
-  },
-};
+export function registerHealth(program: Command, cli: Cli): void {
+  const cmd = program
+    .command("health")
+    .description("is the server up? (exit 1 when it cannot be reached)")
+    .action(async (opts: { json?: boolean }, self: Command) => {
+      const h = await cli.client(self).health.query();
+      if (opts.json) return cli.json(h);
+      const { green } = cli.style;
+      cli.print(`${green(h.status)}: ${cli.url} up ${duration(h.uptime)}, ${plural(h.activeRuns, "active run")}, ${plural(h.connectedClients, "connected client")}`);
+    });
+  jsonOption(cmd);
+  examples(cmd, "yard health", "yard health --json --url http://127.0.0.1:8080");
+}

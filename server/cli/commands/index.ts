@@ -1,18 +1,26 @@
-import { account } from "./account";
-import { agent } from "./agent";
-import { answer, ask, listen } from "./conversations";
-import { daemon } from "./daemon";
-import { emit } from "./emit";
-import { events } from "./events";
-import { health } from "./health";
-import { login } from "./login";
-import { cont, run, runsList } from "./run";
-import { start } from "./start";
+import type { Command } from "commander";
+import { registerAccount } from "./account";
+import { registerAgent } from "./agent";
+import { registerCompletion } from "./completion";
+import { registerConversations } from "./conversations";
+import { registerDaemon } from "./daemon";
+import { registerDb } from "./db";
+import { registerDoctor } from "./doctor";
+import { registerEmit } from "./emit";
+import { registerEvents } from "./events";
+import { registerHealth } from "./health";
+import { registerLogin } from "./login";
+import { registerMcp } from "./mcp";
+import { registerRun } from "./run";
+import { registerStart } from "./start";
+import type { Cli } from "./common";
 
-export type Command = {
-  summary: string;
-  /** Resolves with the exit code; -1 keeps the process running (e.g. the server). */
-  run(args: string[]): Promise<number>;
-};
-
-export const commands: Record<string, Command> = { start, health, run, runs: runsList, continue: cont, agent, account, listen, ask, answer, daemon, events, emit, login };
+/**
+ * Every `yard` command, in the order `yard --help` lists them. A command is a `register*`
+ * function adding itself (and its subcommands) to the tree with its options, help and example.
+ */
+export function registerCommands(program: Command, cli: Cli): void {
+  for (const register of [registerStart, registerHealth, registerDoctor, registerRun, registerAgent, registerAccount, registerConversations, registerDaemon, registerEvents, registerEmit, registerLogin, registerMcp, registerDb, registerCompletion]) {
+    register(program, cli);
+  }
+}

@@ -1,17 +1,15 @@
-import type { Command } from ".";
-import { clientFrom, connectionOptions, explain, parse } from "./common";
+import type { Command } from "commander";
+import { examples, jsonOption, type Cli } from "./common";
 
-export const login: Command = {
-  summary: "print a one-time dashboard login link (needs the token)",
-  async run(args) {
-    const { values } = parse(args, connectionOptions);
-    const { url, client } = clientFrom(values);
-    try {
-      const { link } = await client.auth.loginLink.mutate();
-      process.stdout.write(`${link}\n`);
-      return 0;
-    } catch (err) {
-      throw explain(err, url);
-    }
-  },
-};
+export function registerLogin(program: Command, cli: Cli): void {
+  const cmd = program
+    .command("login")
+    .description("print a one-time dashboard login link (servers with a token)")
+    .action(async (opts: { json?: boolean }, self: Command) => {
+      const { link } = await cli.client(self).auth.loginLink.mutate();
+      if (opts.json) return cli.json({ link });
+      cli.print(link);
+    });
+  jsonOption(cmd);
+  examples(cmd, "SWITCHYARD_TOKEN=... yard login");
+}

@@ -1,13 +1,17 @@
 import { createInterface } from "node:readline/promises";
-import type { Command } from ".";
+import type { Command } from "commander";
 import type { BusEvent } from "../../../shared/events";
 import type { PendingRequest } from "../../../shared/runs";
 import type { SwitchyardClient } from "../../client";
-import { clientFrom, connectionOptions, explain, parse } from "./common";
+import { ago, statusPaint, table } from "../io";
+import { examples, jsonOption, required, type Cli } from "./common";
 
-/** Print a run's events as they stream; answer its requests at the prompt. Resolves with the exit code. */
-export async function followRun(client: SwitchyardClient, runId: string, afterId: number, out = process.stdout): Promise<number> {
-  const interactive = process.stdin.isTTY ?? false;
+/**
+ * Print a run's events as they stream; answer its requests at the prompt. Resolves with the exit
+ * code. `json`: each event as a JSON line instead, and no prompt (requests wait for another client).
+ */
+export async function followRun(client: SwitchyardClient, runId: string, afterId: number, out: { write(s: string): unknown } = process.stdout, json = false): Promise<number> {
+  const interactive = !json && (process.stdin.isTTY ?? false);
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: interactive });
   let lastAgent = "";
   let atLineStart = true;
@@ -66,7 +70,8 @@ export async function followRun(client: SwitchyardClient, runId: string, afterId
           onError: (err) => reject(err),
           onData: ({ data }) => {
             for (const e of data as BusEvent[]) {
-              const code = render(e);
+              if (json) out.write(`${JSON.stringify(e)}\n`);
+              const code = json ? exitCodeOf(e) : render(e);
               if (code !== undefined) {
                 sub.unsubscribe();
                 resolve(code);
@@ -129,65 +134,78 @@ export async function followRun(client: SwitchyardClient, runId: string, afterId
   }
 }
 
+/** The exit code a run's event ends `yard run` with, if it ends it. */
+function exitCodeOf(e: BusEvent): number | undefined {
+  if (e.type !== "run.completed") return undefined;
+  return e.payload.status === "completed" ? 0 : e.payload.status === "cancelled" ? 130 : 1;
+}
+
 const firstLine = (s: string) => {
   const l = s.split("\n").find((x) => x.trim()) ?? "";
   return l.length > 160 ? `${l.slice(0, 160)}…` : l;
 };
 
-export const run: Command = {
-  summary: "run a strategy and stream it: yard run <strategy> [--input TEXT] [--model M] [--cwd DIR]",
-  async run(args) {
-    const { values, positionals } = parse(args, { ...connectionOptions, input: { type: "string" }, model: { type: "string" }, cwd: { type: "string" } }, true);
-    const strategyPath = positionals[0];
-    if (!strategyPath) throw new Error("usage: yard run <strategy file or id> [--input TEXT] [--model provider/model] [--cwd DIR]");
-    const { url, client } = clientFrom(values);
-    try {
-      const prepared = await client.runs.prepare.mutate({ strategyPath, cwd: values.cwd ?? process.cwd(), modelOverride: values.model });
-      const { lastId } = await client.events.count.query({});
-      const following = followRun(client, prepared.runId, lastId);
-      await client.runs.start.mutate({ runId: prepared.runId, input: values.input ?? "" });
-      return await following;
-    } catch (err) {
-      throw explain(err, url);
-    }
-  },
-};
+type RunOptions = { input?: string; model?: string; cwd?: string; json?: boolean };
 
-export const cont: Command = {
-  summary: "continue a finished run: yard continue <runId> --input TEXT",
-  async run(args) {
-    const { values, positionals } = parse(args, { ...connectionOptions, input: { type: "string" }, model: { type: "string" }, cwd: { type: "string" } }, true);
-    const runId = positionals[0];
-    if (!runId || values.input === undefined) throw new Error("usage: yard continue <runId> --input TEXT");
-    const { url, client } = clientFrom(values);
-    try {
-      await client.runs.prepare.mutate({ runId, modelOverride: values.model, cwd: values.cwd });
+export function registerRun(program: Command, cli: Cli): void {
+  const run = program
+    .command("run")
+    .description("run a strategy and stream it; answers its input, question and permission requests at the prompt")
+    .argument("<strategy>", "a strategy file, or the id of one in ./strategies, ./.comma/strategies or ~/.switchyard/strategies")
+    .option("--input <text>", "the run's input")
+    .option("--model <provider/model>", "run every agent on this model")
+    .option("--cwd <dir>", "the run's working directory (default: this one)")
+    .option("--json", "print the run's events as JSON lines (no prompt: requests wait for the dashboard)")
+    .action(async (strategyPath: string, opts: RunOptions, self: Command) => {
+      const client = cli.client(self);
+      const prepared = await client.runs.prepare.mutate({ strategyPath, cwd: opts.cwd ?? process.cwd(), modelOverride: opts.model });
       const { lastId } = await client.events.count.query({});
-      const following = followRun(client, runId, lastId);
-      await client.runs.continue.mutate({ runId, input: values.input });
-      return await following;
-    } catch (err) {
-      throw explain(err, url);
-    }
-  },
-};
+      const following = followRun(client, prepared.runId, lastId, cli.io.stdout, opts.json);
+      await client.runs.start.mutate({ runId: prepared.runId, input: opts.input ?? "" });
+      cli.exitCode = await following;
+    });
+  examples(run, 'yard run demo --input "Plan a team offsite"', "yard run ./strategies/review.yaml --model anthropic/claude-sonnet-4-5 --json > events.jsonl");
 
-export const runsList: Command = {
-  summary: "list runs: yard runs [--cwd DIR] [--json]",
-  async run(args) {
-    const { values } = parse(args, { ...connectionOptions, cwd: { type: "string" }, json: { type: "boolean", default: false } });
-    const { url, client } = clientFrom(values);
-    try {
-      const list = await client.runs.list.query({ cwd: values.cwd });
-      if (values.json) {
-        process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-        return 0;
-      }
-      if (list.length === 0) process.stdout.write("No runs yet. Start one with: yard run <strategy>\n");
-      for (const r of list) process.stdout.write(`${r.runId}  ${r.status.padEnd(9)}  ${r.startedAt}  ${r.strategyName}  (${r.cwd})\n`);
-      return 0;
-    } catch (err) {
-      throw explain(err, url);
-    }
-  },
-};
+  const cont = program
+    .command("continue")
+    .description("continue a finished run with its conversation restored, and stream it")
+    .argument("<runId>", "the run (yard runs lists them)")
+    .addOption(required("--input <text>", "what to say next"))
+    .option("--model <provider/model>", "run every agent on this model")
+    .option("--cwd <dir>", "a new working directory")
+    .option("--json", "print the run's events as JSON lines (no prompt)")
+    .action(async (runId: string, opts: RunOptions & { input: string }, self: Command) => {
+      const client = cli.client(self);
+      await client.runs.prepare.mutate({ runId, modelOverride: opts.model, cwd: opts.cwd });
+      const { lastId } = await client.events.count.query({});
+      const following = followRun(client, runId, lastId, cli.io.stdout, opts.json);
+      await client.runs.continue.mutate({ runId, input: opts.input });
+      cli.exitCode = await following;
+    });
+  examples(cont, 'yard continue 0196c3f5-7a1b-7c2d-8e3f-0a1b2c3d4e5f --input "Now shorten it"');
+
+  const runs = program
+    .command("runs")
+    .description("list runs, newest first (their directories: --json)")
+    .option("--cwd <dir>", "only the runs of this directory")
+    .action(async (opts: { cwd?: string; json?: boolean }, self: Command) => {
+      const list = await cli.client(self).runs.list.query({ cwd: opts.cwd });
+      if (opts.json) return cli.json(list);
+      if (list.length === 0) return cli.print("No runs yet. Start one with: yard run <strategy>");
+      const { style } = cli;
+      cli.print(
+        table(
+          list,
+          [
+            { header: "RUN", value: (r) => r.runId },
+            { header: "STATUS", value: (r) => r.status, paint: (v) => statusPaint(style, v)(v) },
+            { header: "STARTED", value: (r) => ago(r.startedAt) },
+            { header: "STRATEGY", value: (r) => r.strategyName, flex: true },
+          ],
+          { width: cli.width, style },
+        ),
+      );
+    });
+  jsonOption(runs);
+  examples(runs, "yard runs", "yard runs --cwd ~/code/app --json");
+}

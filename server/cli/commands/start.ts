@@ -1,10 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Command } from ".";
-import { main } from "../../main";
+import type { Command } from "commander";
 import { REPO_ROOT } from "../../paths";
-import { parse } from "./common";
+import { examples, local, type Cli } from "./common";
 
 const root = REPO_ROOT;
 
@@ -29,26 +28,24 @@ export function buildDashboardIfNeeded(webDir = join(root, "dist", "web")): void
   if (existsSync(index) && statSync(index).mtimeMs >= newestSource()) return;
   if (!existsSync(join(root, "web"))) return;
   process.stderr.write("yard: building the dashboard (once; later starts reuse it)...\n");
-  const vite = join(dirname(require_resolve("vite/package.json")), "bin", "vite.js");
+  const vite = join(dirname(join(root, "node_modules", "vite/package.json")), "bin", "vite.js");
   const result = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
   if (result.status !== 0) throw new Error("building the dashboard failed (see above); `npm run build` repeats it");
 }
 
-function require_resolve(id: string): string {
-  return join(root, "node_modules", id);
-}
-
-export const start: Command = {
-  summary: "start the server and dashboard (SWITCHYARD_* env vars apply)",
-  async run(args) {
-    const { values } = parse(args, {
-      host: { type: "string" },
-      port: { type: "string" },
-      "build-if-needed": { type: "boolean", default: false },
+export function registerStart(program: Command, cli: Cli): void {
+  const cmd = local(program.command("start"))
+    .description("start the server and the dashboard (the SWITCHYARD_* variables apply)")
+    .option("--host <host>", "bind address (default: SWITCHYARD_HOST, else 127.0.0.1)")
+    .option("--port <port>", "port, 0 for a random one (default: SWITCHYARD_PORT, else 7422)")
+    .option("--build-if-needed", "build the dashboard first when it is missing or older than its sources")
+    .action(async (opts: { host?: string; port?: string; buildIfNeeded?: boolean }) => {
+      if (opts.buildIfNeeded) buildDashboardIfNeeded();
+      process.env.NODE_ENV ??= "production";
+      // the server is loaded only by the command that runs it
+      const { main } = await import("../../main");
+      await main({ host: opts.host, port: opts.port });
+      cli.exitCode = undefined; // keeps running until a signal
     });
-    if (values["build-if-needed"]) buildDashboardIfNeeded();
-    process.env.NODE_ENV ??= "production";
-    await main({ host: values.host, port: values.port });
-    return -1;
-  },
-};
+  examples(cmd, "yard start", "SWITCHYARD_PORT=8080 yard start --host 0.0.0.0   # needs SWITCHYARD_TOKEN");
+}
