@@ -11,11 +11,11 @@ import { EventBus } from "./events/bus";
 import { EventStore } from "./events/event-store";
 import { healthOf } from "./http/health";
 import { registerLogin } from "./http/login";
-import { createGuard, LoginCodes } from "./http/security";
+import { createGuard, LoginCodes, type Principal } from "./http/security";
 import { registerDashboard } from "./http/static";
 import { createLogger, routeModelWarnings, type Logger } from "./log";
 import { createRedactor } from "./redact";
-import type { Context, Services } from "./trpc/context";
+import { principalOf, type Context, type Services } from "./trpc/context";
 import { appRouter, type AppRouter } from "./trpc/router";
 import { REPO_ROOT } from "./paths";
 import { createModelRegistry } from "./models/models.service";
@@ -99,7 +99,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     allowedHosts: config.allowedHosts,
     token: config.token,
     // an agent's own token (its SWITCHYARD_TOKEN) works as a bearer token too
-    acceptToken: (token) => agents.agentOfToken(token) !== null,
+    agentOf: (token) => agents.agentOfToken(token),
   });
   const ws = new WsGateway(guard.check);
   const codes = new LoginCodes();
@@ -169,7 +169,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
       const server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
         const verdict = guard.check(req);
         if (verdict.ok) {
-          (req as IncomingMessage & { principal?: string }).principal = verdict.principal;
+          (req as IncomingMessage & { principal?: Principal }).principal = verdict.kind === "agent" ? { kind: "agent", agentId: verdict.agentId } : { kind: verdict.kind };
           return handler(req, res);
         }
         const wantsHtml = verdict.status === 401 && req.method === "GET" && (req.headers.accept ?? "").includes("text/html");
@@ -196,7 +196,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     prefix: "/trpc",
     trpcOptions: {
       router: appRouter,
-      createContext: ({ req }): Context => ({ ...services, principal: ((req.raw as IncomingMessage & { principal?: Context["principal"] }).principal ?? "open") }),
+      createContext: ({ req }): Context => ({ ...services, principal: principalOf(req.raw as IncomingMessage & { principal?: Principal }) }),
       onError: ({ error, path }) => {
         if (error.code === "INTERNAL_SERVER_ERROR") log.error({ path, err: { message: redact(error.message), stack: error.stack && redact(error.stack) } }, "tRPC procedure failed");
       },

@@ -51,6 +51,10 @@ const ConfigSchema = z.object({
   agentResultGraceMs: z.coerce.number().int().min(100).default(60_000),
   /** An agent with no output for this long is stopped as crashed. */
   agentSilenceMs: z.coerce.number().int().min(1000).default(30 * 60_000),
+  /** How deep agents may spawn agents: an agent spawned by a human, a script or a strategy is depth 0. */
+  agentMaxDepth: z.coerce.number().int().min(0).max(10).default(2),
+  /** How many children one agent may spawn. */
+  agentMaxChildren: z.coerce.number().int().min(0).max(1000).default(5),
   /** Per-provider executables, "claude=/opt/claude,codex=/usr/bin/codex" (default: node_modules/.bin, then PATH). */
   agentCommands: z.preprocess(
     (v) =>
@@ -118,6 +122,8 @@ export const ENV_VARS = {
   durability: "SWITCHYARD_DURABILITY",
   agentResultGraceMs: "SWITCHYARD_AGENT_RESULT_GRACE_MS",
   agentSilenceMs: "SWITCHYARD_AGENT_SILENCE_MS",
+  agentMaxDepth: "SWITCHYARD_AGENT_MAX_DEPTH",
+  agentMaxChildren: "SWITCHYARD_AGENT_MAX_CHILDREN",
   agentCommands: "SWITCHYARD_AGENT_COMMANDS",
   accountCooldownMs: "SWITCHYARD_ACCOUNT_COOLDOWN_MS",
   claudeOAuthTokenUrl: "SWITCHYARD_CLAUDE_OAUTH_TOKEN_URL",

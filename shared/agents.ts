@@ -161,6 +161,8 @@ export const AgentInfo = z.object({
   taskId: z.string().nullable(),
   phaseId: z.string().nullable(),
   initiativeId: z.string().nullable(),
+  /** The agent that spawned this one with its own token (MCP `spawn_agent`, `yard agent spawn` inside an agent), or null. */
+  parentAgentId: z.string().nullable(),
   accountId: z.string().nullable(),
   /** The account's label (accounts are listed by accounts.list). */
   accountLabel: z.string().nullable(),

@@ -16,7 +16,7 @@ import type { Workspace } from "./workspace";
 
 export type AgentsConfig = Pick<
   Config,
-  "home" | "secretKey" | "agentCleanup" | "agentAutocommit" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey"
+  "home" | "secretKey" | "agentMaxDepth" | "agentMaxChildren" | "agentCleanup" | "agentAutocommit" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey"
 >;
 
 /**

@@ -115,6 +115,7 @@ export function toAgentInfo(row: AgentRow, pendingApprovals = 0, queuedMessages:
     taskId: row.taskId,
     phaseId: row.phaseId,
     initiativeId: row.initiativeId,
+    parentAgentId: row.parentAgentId,
     accountId: row.accountId,
     accountLabel: null,
     cleanupWarning: row.cleanupWarning,
@@ -130,7 +131,7 @@ export class AgentRecords {
   constructor(private readonly db: Db) {}
 
   /** The row of a spawn, before its workspace exists. */
-  insertNew(a: { id: string; alias: string; provider: string; input: z.output<typeof SpawnAgentInput>; repo: string; workspacePath: string; configDir: string; accountId: string | null }): void {
+  insertNew(a: { id: string; alias: string; provider: string; input: z.output<typeof SpawnAgentInput>; repo: string; workspacePath: string; configDir: string; accountId: string | null; parentAgentId: string | null }): void {
     const now = Date.now();
     const { input } = a;
     this.insert({
@@ -150,6 +151,7 @@ export class AgentRecords {
       taskId: input.taskId ?? null,
       phaseId: input.phaseId ?? null,
       initiativeId: input.initiativeId ?? null,
+      parentAgentId: a.parentAgentId,
       accountId: a.accountId,
       createdAt: now,
       updatedAt: now,
@@ -183,6 +185,18 @@ export class AgentRecords {
     if (hit) return hit.id;
     if (opts.lenient) return idOrAlias;
     throw new DomainError("AGENT_NOT_FOUND", `No agent "${idOrAlias}"`, { kind: "NOT_FOUND" });
+  }
+
+  /** The agents a parent spawned (its children). */
+  childrenOf(parentId: string): AgentRow[] {
+    return this.db.select().from(agents).where(eq(agents.parentAgentId, parentId)).all().map(fromStored);
+  }
+
+  /** How deep in a tree: 0 for an agent no agent spawned, its parent's + 1 otherwise. */
+  depthOf(id: string): number {
+    let depth = 0;
+    for (let row = this.find(id); row?.parentAgentId; row = this.find(row.parentAgentId)) depth++;
+    return depth;
   }
 
   aliasTaken(alias: string): boolean {

@@ -37,8 +37,14 @@ const isAgentEvent = (e: BusEvent) => e.type.startsWith("agent.") || e.type.star
 /** CLI coding agents over tRPC. */
 export const agentsRouter = router({
   providers: publicProcedure.query(({ ctx }) => ctx.agents.providers()),
-  spawn: publicProcedure.input(SpawnAgentInput).mutation(({ input, ctx }) => ctx.agents.spawn(input)),
-  list: publicProcedure.input(AgentsInput.list).query(({ input, ctx }) => ctx.agents.list(input)),
+  // spawned with an agent's token: that agent's child
+  spawn: publicProcedure.input(SpawnAgentInput).mutation(({ input, ctx }) => ctx.agents.spawn(input, ctx.principal?.kind === "agent" ? { parentAgentId: ctx.principal.agentId } : {})),
+  list: publicProcedure.input(AgentsInput.list).query(({ input, ctx }) => {
+    const all = ctx.agents.list(input);
+    if (ctx.principal?.kind !== "agent") return all;
+    const family = ctx.agents.familyOf(ctx.principal.agentId);
+    return all.filter((a) => family.has(a.id));
+  }),
   get: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.get(input.agentId)),
   stop: publicProcedure.input(AgentsInput.ref).mutation(({ input, ctx }) => ctx.agents.stop(input.agentId)),
   delete: publicProcedure.input(AgentsInput.delete).mutation(async ({ input, ctx }) => {

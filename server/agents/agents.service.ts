@@ -119,6 +119,23 @@ export class AgentsService {
     return this.views.list(filter);
   }
 
+  private checkTreeLimits(parentId: string): void {
+    const { agentMaxDepth: maxDepth, agentMaxChildren: maxChildren } = this.opts.config;
+    const depth = this.records.depthOf(parentId) + 1;
+    if (depth > maxDepth) {
+      throw new DomainError("AGENT_TREE_TOO_DEEP", `A child of this agent would be at depth ${depth}; agents may nest ${maxDepth} deep (SWITCHYARD_AGENT_MAX_DEPTH)`, { kind: "FORBIDDEN", details: { depth, maxDepth } });
+    }
+    const children = this.records.childrenOf(parentId).length;
+    if (children >= maxChildren) {
+      throw new DomainError("AGENT_TOO_MANY_CHILDREN", `This agent has spawned ${children} agents already, the most it may (SWITCHYARD_AGENT_MAX_CHILDREN)`, { kind: "FORBIDDEN", details: { children, maxChildren } });
+    }
+  }
+
+  /** The agent's own id and those of the agents it spawned: what its token may act on. */
+  familyOf(agentId: string): Set<string> {
+    return new Set([agentId, ...this.records.childrenOf(agentId).map((r) => r.id)]);
+  }
+
   /** Every provider adapter, and whether its CLI is installed here. */
   providers() {
     return this.runner.providers();
@@ -128,8 +145,17 @@ export class AgentsService {
     return this.views.get(idOrAlias);
   }
 
-  async spawn(raw: SpawnAgentInput): Promise<AgentInfo> {
-    const input = SpawnAgentInput.parse(raw);
+  /**
+   * A new agent. `parentAgentId`: the agent whose token asked (its child: the parent's repo and
+   * base by default; AGENT_TREE_TOO_DEEP / AGENT_TOO_MANY_CHILDREN past the configured limits).
+   */
+  async spawn(raw: SpawnAgentInput, opts: { parentAgentId?: string } = {}): Promise<AgentInfo> {
+    let input = SpawnAgentInput.parse(raw);
+    const parent = opts.parentAgentId ? this.records.get(opts.parentAgentId) : null;
+    if (parent) {
+      this.checkTreeLimits(parent.id);
+      input = { ...input, repo: input.repo ?? parent.repoPath ?? undefined, baseRef: input.baseRef ?? parent.baseRef ?? undefined };
+    }
     const adapter = adapterOf(input.provider);
     this.runner.commandOf(adapter);
     const preferredAccount = input.account ? this.runner.accountFor(adapter.name, input.account) : null;
@@ -140,7 +166,7 @@ export class AgentsService {
     const worktreesDir = join(this.opts.config.home, "worktrees");
     const alias = input.alias ?? generateAlias((a) => this.records.aliasTaken(a) || existsSync(join(worktreesDir, a)));
     const id = `agent_${uuidv7()}`;
-    this.records.insertNew({ id, alias, provider: adapter.name, input, repo, workspacePath: join(worktreesDir, alias), configDir: join(agentDir(this.opts.config, id), "config"), accountId: preferredAccount });
+    this.records.insertNew({ id, alias, provider: adapter.name, input, repo, workspacePath: join(worktreesDir, alias), configDir: join(agentDir(this.opts.config, id), "config"), accountId: preferredAccount, parentAgentId: parent?.id ?? null });
     const ws = await this.workspaces.create(id, { alias, repo, init: input.init ?? false, worktreesDir, ...(input.baseRef ? { baseRef: input.baseRef } : {}) });
     await this.ctx.host.writeInputFiles(ws.path, { agentId: id, alias, mode: input.mode, task: input.prompt, provider: adapter.name });
     const prompt = buildPrompt({ mode: input.mode, task: input.prompt, agentId: id, alias, workspacePath: ws.path, overridesDir: join(this.opts.config.home, "prompts") });

@@ -50,6 +50,8 @@ export const agents = sqliteTable(
     taskId: text("task_id"),
     phaseId: text("phase_id"),
     initiativeId: text("initiative_id"),
+    /** The agent that spawned this one (its token did), or null: a human, a script or a strategy. */
+    parentAgentId: text("parent_agent_id"),
     accountId: text("account_id"),
     /** The prompt of the current process run (retried on another account after a usage limit). */
     runPrompt: text("run_prompt"),

@@ -11,6 +11,10 @@ const STATUS: Record<string, number> = { DAEMON_QUEUE_FULL: 429, DAEMON_NOT_FOUN
  */
 export function registerDaemonWebhook(app: FastifyInstance, service: DaemonsService): void {
   app.post<{ Params: { id: string } }>("/daemons/:id/trigger", async (req, reply) => {
+    // daemons are not within an agent's rights (its token makes the guard mark the request)
+    if ((req.raw as { principal?: { kind: string } }).principal?.kind === "agent") {
+      return reply.code(403).send({ error: "FORBIDDEN", message: "An agent's token cannot trigger daemons" });
+    }
     try {
       const { seq } = await service.trigger(req.params.id, req.body ?? null);
       return reply.code(202).send({ seq });

@@ -12,10 +12,16 @@ export type GuardOptions = {
   allowedHosts: readonly string[];
   token?: string;
   /** Extra bearer tokens (e.g. agent-scoped ones) accepted besides the main token. */
-  acceptToken?: (token: string) => boolean;
+  /** The agent a bearer token was minted for (agents' own scoped tokens), or null. */
+  agentOf?: (token: string) => string | null;
 };
 
-export type GuardResult = { ok: true; principal: "token" | "cookie" | "open" } | { ok: false; status: 401 | 403; reason: string };
+/**
+ * Who a request is: the server's token, a dashboard session, anyone (no token configured), or an
+ * agent by its own token, whose rights are its own (trpc/agent-scope.ts) even where a human's are open.
+ */
+export type Principal = { kind: "token" | "cookie" | "open" } | { kind: "agent"; agentId: string };
+export type GuardResult = ({ ok: true } & Principal) | { ok: false; status: 401 | 403; reason: string };
 
 export const LOGIN_PATH = "/login";
 
@@ -79,17 +85,20 @@ export function createGuard(opts: GuardOptions) {
         return { ok: false, status: 403, reason: `Cross-origin request from "${origin}" refused` };
       }
     }
-    if (!opts.token) return { ok: true, principal: "open" };
-    const path = (req.url ?? "/").split("?")[0];
-    if (path === LOGIN_PATH) return { ok: true, principal: "open" };
     const auth = req.headers.authorization;
     if (auth?.startsWith("Bearer ")) {
       const given = auth.slice(7).trim();
-      if (safeEqual(given, opts.token) || opts.acceptToken?.(given)) return { ok: true, principal: "token" };
-      return { ok: false, status: 401, reason: "Invalid token" };
+      if (opts.token && safeEqual(given, opts.token)) return { ok: true, kind: "token" };
+      // an agent's token makes it that agent, with a token on the server or without one
+      const agentId = opts.agentOf?.(given) ?? null;
+      if (agentId !== null) return { ok: true, kind: "agent", agentId };
+      if (opts.token) return { ok: false, status: 401, reason: "Invalid token" };
     }
+    if (!opts.token) return { ok: true, kind: "open" };
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === LOGIN_PATH) return { ok: true, kind: "open" };
     const cookie = cookieOf(req, sessionCookieName(opts.port()));
-    if (cookie && safeEqual(cookie, sessionValue(opts.token))) return { ok: true, principal: "cookie" };
+    if (cookie && safeEqual(cookie, sessionValue(opts.token))) return { ok: true, kind: "cookie" };
     return { ok: false, status: 401, reason: "Authentication required: send Authorization: Bearer <SWITCHYARD_TOKEN>, or open the login link the server printed" };
   }
 

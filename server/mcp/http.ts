@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { IncomingMessage } from "node:http";
 import { registerApproveTool } from "../agents/permission-mcp";
 import type { Logger } from "../log";
-import type { Context, Services } from "../trpc/context";
+import type { Principal } from "../http/security";
+import { principalOf, type Services } from "../trpc/context";
 import { createLocalClient } from "./local-client";
 import { createSwitchyardMcp } from "./mcp-server";
 
@@ -50,7 +51,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
 }
 
 async function serve(req: FastifyRequest, reply: FastifyReply, deps: McpRouteDeps, bound: { agentId?: string; extend?: Parameters<typeof createSwitchyardMcp>[0]["extend"] }): Promise<void> {
-  const principal = (req.raw as IncomingMessage & { principal?: Context["principal"] }).principal ?? "open";
+  const principal = principalOf(req.raw as IncomingMessage & { principal?: Principal });
   const server = createSwitchyardMcp({ yard: createLocalClient(deps.services, principal, deps.log), version: deps.version, ...bound });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   reply.hijack();

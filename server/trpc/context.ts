@@ -1,4 +1,5 @@
 import type { Config } from "../config";
+import type { Principal } from "../http/security";
 import type { EventBus } from "../events/bus";
 import type { Redactor } from "../redact";
 import type { AccountsService } from "../accounts/accounts.service";
@@ -30,6 +31,11 @@ export type Services = {
 };
 
 export type Context = Services & {
-  /** Who is calling: a browser session, a bearer token, or nobody (no token configured). */
-  principal: "token" | "cookie" | "open";
+  /** Who is calling: the server's token, a browser session, anyone (no token configured), or an agent by its own token. */
+  principal: Principal;
 };
+
+/** The principal a request carries (set by the guard before routing); "open" when none was set. */
+export function principalOf(req: { principal?: Principal }): Principal {
+  return req.principal ?? { kind: "open" };
+}

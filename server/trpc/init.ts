@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { isDomainError } from "../errors";
 import type { Context } from "./context";
+import { checkAgentScope } from "./agent-scope";
 import { describeZodError } from "./errors";
 
 const t = initTRPC.context<Context>().create({
@@ -42,6 +43,12 @@ const translateErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** An agent's own token reaches only what agent-scope.ts allows it. */
+const agentScope = t.middleware(async ({ ctx, path, getRawInput, next }) => {
+  if (ctx.principal?.kind === "agent") checkAgentScope(ctx, path, await getRawInput());
+  return next();
+});
+
 export const router = t.router;
-export const publicProcedure = t.procedure.use(translateErrors);
+export const publicProcedure = t.procedure.use(translateErrors).use(agentScope);
 export const createCallerFactory = t.createCallerFactory;

@@ -30,6 +30,8 @@ export class WsGateway {
       const path = (req.url ?? "/").split("?")[0];
       const verdict = this.guard(req);
       if (!verdict.ok) return reject(socket, verdict.status, verdict.reason);
+      // the Comma protocol drives strategy runs: not within an agent's rights
+      if (verdict.kind === "agent") return reject(socket, 403, "An agent's token cannot use the daemon protocol (/ws)");
       if (path !== "/ws") return reject(socket, 404, "Not Found");
       this.wss.handleUpgrade(req, socket, head, (ws) => this.handler(ws, req));
     });

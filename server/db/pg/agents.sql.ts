@@ -45,6 +45,8 @@ export const agents = pgTable(
     taskId: text("task_id"),
     phaseId: text("phase_id"),
     initiativeId: text("initiative_id"),
+    /** The agent that spawned this one (its token did), or null: a human, a script or a strategy. */
+    parentAgentId: text("parent_agent_id"),
     accountId: text("account_id"),
     runPrompt: text("run_prompt"),
     runResumed: boolean("run_resumed").notNull().default(false),

@@ -1,0 +1,1 @@
+ALTER TABLE "agents" ADD COLUMN "parent_agent_id" text;

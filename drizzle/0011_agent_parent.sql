@@ -1,0 +1,1 @@
+ALTER TABLE `agents` ADD `parent_agent_id` text;
