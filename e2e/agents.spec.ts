@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createHmac } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { makeRepo } from "./fixtures/repo";
 import { expect, test } from "./fixtures/server";
@@ -306,6 +307,30 @@ test("/agents/new is the spawn form; the list fits 1440 px without a wrapped cel
     await expect(page.getByRole("heading", { level: 1, name: "Inbox" })).toBeVisible();
     await expect(page.getByTestId("inbox-item")).toHaveCount(1);
     await expect(badge).toBeInViewport({ ratio: 1 });
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
+test("an agent that spawned another: the child's page names its parent, the parent's page lists its child", async ({ page, request, yard }) => {
+  const repo = makeRepo();
+  try {
+    const parent = await mutate<{ id: string; alias: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: script([{ done: "planned" }]) });
+    // the child is spawned with the parent's own token, as its MCP spawn_agent tool or `yard agent spawn` inside it does
+    const secret = Buffer.from(readFileSync(join(yard.home, "agent-secret"), "utf8").trim(), "base64url");
+    const token = `sya.${parent.id}.${createHmac("sha256", secret).update(`agent:${parent.id}`).digest("base64url")}`;
+    const res = await request.post("/trpc/agents.spawn", { data: { provider: "fake", prompt: script([{ done: "helped" }]) }, headers: { authorization: `Bearer ${token}` } });
+    expect(res.status(), await res.text()).toBe(200);
+    const child = ((await res.json()) as { result: { data: { id: string; alias: string; parentAgentId: string } } }).result.data;
+    expect(child.parentAgentId).toBe(parent.id);
+
+    await page.goto(`/agents/${child.alias}`);
+    await expect(page.getByTestId("agent-family")).toContainText(`Spawned by ${parent.alias}`);
+    await page.getByTestId("agent-family").getByRole("link", { name: parent.alias }).click();
+    await expect(page).toHaveURL(new RegExp(`/agents/${parent.alias}$`));
+    await expect(page.getByTestId("agent-family")).toContainText("Spawned 1 agent:");
+    await expect(page.getByTestId("agent-family").getByRole("link", { name: child.alias })).toBeVisible();
+    await page.screenshot({ path: join(ARTIFACTS, "agent-family.png") });
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }

@@ -12,6 +12,7 @@ import { Link } from "../router/Link";
 import { trpc } from "../trpc";
 import { AgentChanges } from "./AgentChanges";
 import { AgentConversations } from "./AgentConversations";
+import { AgentFamily } from "./AgentFamily";
 import { AgentLog } from "./AgentLog";
 import { ApprovalForm } from "./ApprovalForm";
 import { MergedBadge } from "./MergedBadge";
@@ -62,6 +63,7 @@ export function AgentPage({ id }: { id: string }) {
         <span className="text-xs">session {a.sessionNumber}</span>
         <span className="text-xs tabular-nums">{a.usage.inputTokens.toLocaleString()} in · {a.usage.outputTokens.toLocaleString()} out{a.usage.costUsd !== undefined ? ` · $${a.usage.costUsd.toFixed(4)}` : ""}</span>
       </div>
+      <AgentFamily agent={a} />
       <details className="mt-3 text-sm">
         <summary className="cursor-pointer text-zinc-600 dark:text-zinc-400">Task</summary>
         <p className="mt-1 whitespace-pre-wrap text-zinc-800 dark:text-zinc-200">{a.task}</p>
