@@ -48,6 +48,14 @@ export async function launchSession(input: LaunchInput): Promise<LaunchResult> {
     ...(newSessionId ? { newSessionId } : {}),
     ...(row.model ? { model: row.model } : {}),
     ...(gitLocations ? { git: gitLocations } : {}),
+    mcpServer: {
+      url: `${input.serverUrl}/mcp/agents/${row.id}`,
+      sharedUrl: `${input.serverUrl}/mcp`,
+      token: input.token,
+      serverName: PERMISSION_SERVER.serverName,
+      configPath: join(input.agentDir, "mcp.json"),
+      tokenEnv: "SWITCHYARD_TOKEN",
+    },
     // only a CLI that can route its approvals to a human gets the permission server
     ...(row.permissionMode === "ask" && adapter.approvals.human
       ? { permissionServer: { url: `${input.serverUrl}/mcp/agents/${row.id}`, token: input.token, ...PERMISSION_SERVER } }

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../paths";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeReplyInput, RecordedRequest } from "../testing/fake-model";
 import { git, startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
+import { fakeAgentPrompt } from "../testing/fake-agent";
 
 /**
  * The REAL pinned `claude` and `codex` CLIs (devDependencies) against the fake model server: they
@@ -256,4 +257,51 @@ describe("real CLIs commit in their default modes", () => {
     expect(git(repo, "show", "main:from-codex.txt")).toBe("codex was here");
     expect(git(repo, "log", "--format=%s", "main")).toContain("initial");
   });
+});
+
+describe("real Claude Code with the switchyard MCP server it gets at spawn", () => {
+  for (const permissionMode of ["acceptEdits", "ask"] as const) {
+    it(`${permissionMode}: spawns a helper through mcp__switchyard__spawn_agent, waits for it, and gets its result back (no tool goes to a human)`, async () => {
+      const childPrompt = fakeAgentPrompt("helper", [{ done: "the helper's answer is 42" }]);
+      let turn = 0;
+      let childId = "";
+      w.fake.setHandler((req) => {
+        if (req.api !== "anthropic" || !req.script.offeredTools.includes("mcp__switchyard__spawn_agent")) return undefined;
+        turn++;
+        if (turn === 1) return { kind: "turn", text: "Spawning a helper.", toolCalls: [{ name: "mcp__switchyard__spawn_agent", input: { provider: "fake", prompt: childPrompt } }] };
+        if (turn === 2) {
+          childId = /agent_[0-9a-f-]{36}/.exec(req.script.toolResult ?? "")?.[0] ?? "";
+          return { kind: "turn", text: "Waiting for it.", toolCalls: [{ name: "mcp__switchyard__wait_for_agent", input: { agentId: childId, timeoutSeconds: 40 } }] };
+        }
+        if (turn === 3) {
+          const heard = /42/.test(req.script.toolResult ?? "") ? "the helper said 42" : `no answer: ${(req.script.toolResult ?? "").slice(0, 200)}`;
+          return write(join(workspaceOf(req), ".switchyard", "output", "signal.json"), JSON.stringify({ status: "done", result: { message: heard } }));
+        }
+        return "Done.";
+      });
+      const parent = await w.t.client.agents.spawn.mutate({ provider: "claude", repo: w.repo, prompt: `Get a helper to answer. REAL_CLAUDE_MCP_${permissionMode}`, permissionMode });
+      // a Write of signal.json in ask mode goes to a human: approve only that one; the Switchyard tools never ask
+      const finished = waitForAgent(w.t.client, parent.id, ["idle", "crashed", "waiting_for_input"], 90_000);
+      let settled = false;
+      void finished.finally(() => (settled = true)).catch(() => undefined);
+      const asked: string[] = [];
+      while (!settled) {
+        for (const a of await w.t.client.agents.approvals.query({ agentId: parent.id, status: "pending" })) {
+          asked.push(a.toolName);
+          await w.t.client.agents.decide.mutate({ approvalId: a.id, allow: true });
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const done = await finished;
+      expect(done.status, done.statusReason ?? "").toBe("idle");
+      expect(done.result).toBe("the helper said 42");
+      expect(asked.filter((t) => t.startsWith("mcp__switchyard"))).toEqual([]);
+      const child = await w.t.client.agents.get.query({ agentId: childId });
+      expect(child).toMatchObject({ parentAgentId: parent.id, status: "idle", result: "the helper's answer is 42", repoPath: parent.repoPath });
+      // the token is in a file only the agent's user reads, never in argv
+      const config = join(w.t.home, "agents", parent.id, "mcp.json");
+      expect(statSync(config).mode & 0o777).toBe(0o600);
+      expect(readFileSync(config, "utf8")).toContain(`/mcp/agents/${parent.id}`);
+    }, 120_000);
+  }
 });

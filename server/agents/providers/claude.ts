@@ -1,5 +1,5 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { copySessionFiles } from "../session-transfer";
 import { ClaudeParser } from "./claude-parser";
 import { promptArg } from "./prompt-arg";
@@ -37,10 +37,22 @@ export function claudeEnv(spec: LaunchSpec): Record<string, string> {
  */
 export const CLAUDE_GIT_ALLOW = ["add", "commit", "status", "diff", "log"].map((c) => `Bash(git ${c}:*)`);
 
-/** The settings passed with `--settings`: the git allow rules when the workspace is a worktree. */
+/**
+ * The settings passed with `--settings`: the git allow rules when the workspace is a worktree, and
+ * the Switchyard MCP server's tools (they act within the agent's own token's rights), so neither
+ * asks a human in acceptEdits or ask mode.
+ */
 export function claudeSettings(spec: LaunchSpec): Record<string, unknown> | null {
-  if (spec.permissionMode === "bypass" || !spec.git) return null;
-  return { permissions: { allow: CLAUDE_GIT_ALLOW } };
+  if (spec.permissionMode === "bypass") return null;
+  const allow = [...(spec.git ? CLAUDE_GIT_ALLOW : []), ...(spec.mcpServer ? [`mcp__${spec.mcpServer.serverName}`] : [])];
+  return allow.length > 0 ? { permissions: { allow } } : null;
+}
+
+/** The MCP config file (0600, the agent's own): the Switchyard server with the agent's token. */
+export function claudeMcpConfig(spec: LaunchSpec): string | null {
+  const server = spec.mcpServer;
+  if (!server) return null;
+  return JSON.stringify({ mcpServers: { [server.serverName]: { type: "http", url: server.url, headers: { Authorization: `Bearer ${server.token}` } } } });
 }
 
 /** The flags shared by claude and everything that speaks its dialect (our fake agent). */
@@ -51,6 +63,8 @@ export function claudeArgs(spec: LaunchSpec): string[] {
   if (spec.model) args.push("--model", spec.model);
   const settings = claudeSettings(spec);
   if (settings) args.push("--settings", JSON.stringify(settings));
+  // the file, not its content: the token stays out of argv (ps shows argv to every user)
+  if (spec.mcpServer) args.push("--mcp-config", spec.mcpServer.configPath);
   switch (spec.permissionMode) {
     case "bypass":
       args.push("--permission-mode", "bypassPermissions");
@@ -63,8 +77,12 @@ export function claudeArgs(spec: LaunchSpec): string[] {
       args.push("--permission-mode", "default");
       const server = spec.permissionServer;
       if (server) {
-        const config = { mcpServers: { [server.serverName]: { type: "http", url: server.url, headers: { Authorization: `Bearer ${server.token}` } } } };
-        args.push("--mcp-config", JSON.stringify(config), "--permission-prompt-tool", `mcp__${server.serverName}__${server.toolName}`);
+        // the same server as spec.mcpServer (its `approve` tool); its own config only when there is none
+        if (!spec.mcpServer) {
+          const config = { mcpServers: { [server.serverName]: { type: "http", url: server.url, headers: { Authorization: `Bearer ${server.token}` } } } };
+          args.push("--mcp-config", JSON.stringify(config));
+        }
+        args.push("--permission-prompt-tool", `mcp__${server.serverName}__${server.toolName}`);
       }
       break;
     }
@@ -79,6 +97,8 @@ export async function prepareClaudeHome(spec: LaunchSpec): Promise<void> {
   await writeFile(join(spec.configDir, ".claude.json"), JSON.stringify({ hasCompletedOnboarding: true }), { flag: "wx" }).catch((e: unknown) => {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
   });
+  const mcp = claudeMcpConfig(spec);
+  if (mcp && spec.mcpServer) await writeSecretFile(spec.mcpServer.configPath, mcp);
 }
 
 /** Claude Code's tools in permission terms (what a strategy run's request_permission names). */
@@ -172,3 +192,10 @@ export const claudeProvider: ProviderAdapter = {
   approvals: claudeApprovals,
   accounts: claudeAccounts,
 };
+
+/** A file only its owner reads (0600, also when it existed with wider rights). */
+async function writeSecretFile(path: string, content: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, content, { mode: 0o600 });
+  await chmod(path, 0o600);
+}

@@ -46,6 +46,10 @@ export function codexConfigToml(spec: LaunchSpec): string {
       `wire_api = "responses"`,
     );
   }
+  if (spec.mcpServer) {
+    // the plain /mcp: an account's CODEX_HOME is shared by its agents; the token says which agent it is
+    lines.push("", `[mcp_servers.${spec.mcpServer.serverName}]`, `url = ${tomlString(spec.mcpServer.sharedUrl)}`, `bearer_token_env_var = ${tomlString(spec.mcpServer.tokenEnv)}`);
+  }
   lines.push("", "[analytics]", "enabled = false", "");
   return lines.join("\n");
 }

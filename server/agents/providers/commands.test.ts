@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -264,5 +264,35 @@ describe("resolveCommand", () => {
 
   it("runs the fake agent on this node unless overridden", () => {
     expect(resolveCommand(fakeProvider, { repoRoot: REPO_ROOT, pathEnv: "" })).toBe(process.execPath);
+  });
+});
+
+describe("the switchyard MCP server every agent gets", () => {
+  const mcpServer = { url: "http://127.0.0.1:7422/mcp/agents/agent_1", sharedUrl: "http://127.0.0.1:7422/mcp", token: "sya.agent_1.SECRET-SIG", serverName: "switchyard", configPath: "", tokenEnv: "SWITCHYARD_TOKEN" };
+
+  it("claude: the config is a file (0600) named in argv, the token only inside it; its tools are allowed in acceptEdits and ask", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-mcp-"));
+    try {
+      for (const permissionMode of ["acceptEdits", "ask", "bypass"] as const) {
+        const s = spec({ permissionMode, configDir: join(dir, "config"), mcpServer: { ...mcpServer, configPath: join(dir, "mcp.json") } });
+        const args = claudeProvider.buildCommand(s, "claude").args;
+        expect(args.join(" ")).not.toContain("SECRET-SIG");
+        expect(args[args.indexOf("--mcp-config") + 1]).toBe(join(dir, "mcp.json"));
+        const settings = args.includes("--settings") ? (JSON.parse(args[args.indexOf("--settings") + 1]!) as { permissions: { allow: string[] } }) : null;
+        if (permissionMode === "bypass") expect(settings).toBeNull();
+        else expect(settings?.permissions.allow).toContain("mcp__switchyard");
+      }
+      await claudeProvider.prepare?.(spec({ configDir: join(dir, "config"), mcpServer: { ...mcpServer, configPath: join(dir, "mcp.json") } }));
+      expect(statSync(join(dir, "mcp.json")).mode & 0o777).toBe(0o600);
+      expect(JSON.parse(readFileSync(join(dir, "mcp.json"), "utf8"))).toEqual({ mcpServers: { switchyard: { type: "http", url: mcpServer.url, headers: { Authorization: `Bearer ${mcpServer.token}` } } } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("codex: mcp_servers.switchyard on the shared /mcp, the token read from SWITCHYARD_TOKEN, never written", () => {
+    const toml = codexConfigToml(spec({ mcpServer: { ...mcpServer, configPath: "/unused" } }));
+    expect(toml).toContain('[mcp_servers.switchyard]\nurl = "http://127.0.0.1:7422/mcp"\nbearer_token_env_var = "SWITCHYARD_TOKEN"');
+    expect(toml).not.toContain("SECRET-SIG");
   });
 });

@@ -26,6 +26,14 @@ export interface LaunchSpec {
   configDir: string;
   /** When permissionMode is `ask`: the MCP server the CLI routes its permission prompts to. */
   permissionServer?: { url: string; token: string; toolName: string; serverName: string };
+  /**
+   * The `switchyard` MCP server every agent gets (its tools: spawn helpers, ask, wait, report),
+   * reached with the agent's own scoped token: `url` is the agent's own endpoint
+   * (`/mcp/agents/<id>`), `sharedUrl` the plain `/mcp` (for a config shared by several agents, as
+   * an account's CODEX_HOME), `configPath` a file of the agent's (0600) where a CLI that takes its
+   * MCP config as a file finds it, so the token never shows in argv.
+   */
+  mcpServer?: { url: string; sharedUrl: string; token: string; serverName: string; configPath: string; tokenEnv: string };
   /** Model endpoints the CLI should talk to (from the server's config). */
   endpoints: { anthropicBaseUrl?: string; openaiBaseUrl?: string };
   /** True when the server runs as root (claude's bypass mode then needs IS_SANDBOX=1). */

@@ -91,7 +91,8 @@ async function askPermission(tool, input) {
   const toolFlag = opts["--permission-prompt-tool"];
   if (typeof toolFlag !== "string" || typeof opts["--mcp-config"] !== "string") return { behavior: "allow", updatedInput: input };
   const [, server, name] = /^mcp__(.+?)__(.+)$/.exec(toolFlag) ?? [];
-  const cfg = JSON.parse(opts["--mcp-config"]).mcpServers[server];
+  const raw = opts["--mcp-config"];
+  const cfg = JSON.parse(raw.trimStart().startsWith("{") ? raw : readFileSync(raw, "utf8")).mcpServers[server];
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...(cfg.headers ?? {}) };
   const rpc = async (id, method, params) => {
     const res = await fetch(cfg.url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id, method, params }) });
