@@ -1,5 +1,6 @@
 import { createServer, StartupError } from "./app";
 import { ConfigError, loadConfig, type Config } from "./config";
+import { SchemaNewerError } from "./db/client";
 
 /**
  * The only impure entry: read config, open the store, listen, and stop gracefully on SIGINT or
@@ -20,7 +21,7 @@ export async function main(overrides: Partial<Record<"host" | "port", unknown>> 
   try {
     server = await createServer({ config });
   } catch (err) {
-    if (err instanceof StartupError || err instanceof ConfigError) {
+    if (err instanceof StartupError || err instanceof ConfigError || err instanceof SchemaNewerError) {
       process.stderr.write(`switchyard: ${err.message}\n`);
       process.exit(2);
     }
