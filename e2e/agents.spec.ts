@@ -335,3 +335,29 @@ test("an agent that spawned another: the child's page names its parent, the pare
     rmSync(repo, { recursive: true, force: true });
   }
 });
+
+test("stopping an agent whose helpers still work asks whether to stop them too", async ({ page, request, yard }) => {
+  const repo = makeRepo();
+  try {
+    const long = script([{ text: "working" }, { sleep: 60_000 }, { done: "late" }]);
+    const parent = await mutate<{ id: string; alias: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: long });
+    const secret = Buffer.from(readFileSync(join(yard.home, "agent-secret"), "utf8").trim(), "base64url");
+    const token = `sya.${parent.id}.${createHmac("sha256", secret).update(`agent:${parent.id}`).digest("base64url")}`;
+    const res = await request.post("/trpc/agents.spawn", { data: { provider: "fake", prompt: long }, headers: { authorization: `Bearer ${token}` } });
+    const child = ((await res.json()) as { result: { data: { id: string; alias: string } } }).result.data;
+
+    await page.goto(`/agents/${parent.alias}`);
+    await expect(page.getByTestId("agent-family")).toContainText(child.alias);
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await page.getByRole("button", { name: "Stop" }).click();
+    await expect(page.getByTestId("agent-status").first()).toHaveAttribute("data-status", "stopped", { timeout: 15_000 });
+    expect(asked).toContain(`spawned 1 agent that is still working (${child.alias})`);
+    await expect(page.getByTestId("agent-family").getByTestId("agent-status")).toHaveAttribute("data-status", "stopped", { timeout: 15_000 });
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});

@@ -11,6 +11,8 @@ const lastEventId = z.string().regex(/^\d+$/).nullish();
 
 export const AgentsInput = {
   ref: z.object({ agentId }).strict(),
+  /** `cascade`: the agents it spawned (and theirs) are stopped too. */
+  stop: z.object({ agentId, cascade: z.boolean().default(false) }).strict(),
   list: z.object({ status: z.array(AgentStatus).optional(), taskId: z.string().optional(), phaseId: z.string().optional() }).strict().default({}),
   delete: z.object({ agentId, force: z.boolean().default(false) }).strict(),
   resume: z.object({ agentId, answers: z.record(z.string(), z.string()) }).strict(),
@@ -46,7 +48,7 @@ export const agentsRouter = router({
     return all.filter((a) => family.has(a.id));
   }),
   get: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.get(input.agentId)),
-  stop: publicProcedure.input(AgentsInput.ref).mutation(({ input, ctx }) => ctx.agents.stop(input.agentId)),
+  stop: publicProcedure.input(AgentsInput.stop).mutation(({ input, ctx }) => ctx.agents.stop(input.agentId, { cascade: input.cascade })),
   delete: publicProcedure.input(AgentsInput.delete).mutation(async ({ input, ctx }) => {
     const id = ctx.agents.resolveId(input.agentId);
     await ctx.agents.delete(id, { force: input.force });

@@ -251,8 +251,14 @@ export class AgentsService {
     return this.get(id);
   }
 
-  async stop(idOrAlias: string): Promise<AgentInfo> {
+  /** Stop the agent (`cascade`: first the agents it spawned, and theirs, that are still at work). */
+  async stop(idOrAlias: string, opts: { cascade?: boolean } = {}): Promise<AgentInfo> {
     const row = this.records.get(idOrAlias);
+    if (opts.cascade) {
+      for (const child of this.records.childrenOf(row.id)) {
+        if (child.status !== "stopped" && child.status !== "crashed" && child.status !== "idle") await this.stop(child.id, { cascade: true });
+      }
+    }
     if (await this.runner.stopLive(row.id)) return this.get(row.id);
     if (row.status === "stopped" || row.status === "crashed") return this.get(row.id);
     await this.ctx.lifecycle.transition(row.id, "stopped", {

@@ -99,6 +99,21 @@ describe("an agent's token", () => {
     expect((await human.conversations.get.query({ conversationId: toOther.id })).answer).toBe("8080");
   });
 
+  it("stopping a parent stops the agents it spawned only with cascade", async () => {
+    const long = (name: string) => fakeAgentPrompt(name, [{ text: `${name} working` }, { sleep: 60_000 }, { done: `${name} done` }]);
+    const parent = await human.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: long("boss") });
+    const kept = await as(parent.id).agents.spawn.mutate({ provider: "fake", prompt: long("kept") });
+    await human.agents.stop.mutate({ agentId: parent.id });
+    expect((await human.agents.get.query({ agentId: kept.id })).status).toBe("running");
+    await human.agents.message.mutate({ agentId: parent.id, text: "go on" });
+    const child = await as(parent.id).agents.spawn.mutate({ provider: "fake", prompt: long("child") });
+    const grandchild = await as(child.id).agents.spawn.mutate({ provider: "fake", prompt: long("grandchild") });
+    await human.agents.stop.mutate({ agentId: parent.id, cascade: true });
+    const after = await Promise.all([parent, child, grandchild].map((a) => human.agents.get.query({ agentId: a.id })));
+    expect(after.map((a) => a.status)).toEqual(["stopped", "stopped", "stopped"]);
+    await human.agents.stop.mutate({ agentId: kept.id });
+  });
+
   it("agent trees have limits: depth 3 refused, a 6th child refused", async () => {
     const root = await human.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: quick("root") });
     const one = await as(root.id).agents.spawn.mutate({ provider: "fake", prompt: quick("one") });

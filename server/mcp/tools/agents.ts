@@ -140,12 +140,12 @@ export const answerAgent = defineTool({
 export const stopAgent = defineTool({
   name: "stop_agent",
   title: "Stop a coding agent",
-  description: "Stop an agent's CLI (its process group is killed). Its worktree and branch are kept; message_agent resumes it later.",
-  input: z.object({ agentId: AGENT_REF }),
+  description: "Stop an agent's CLI (its process group is killed). Its worktree and branch are kept; message_agent resumes it later. cascade: also stop the agents it spawned that are still working.",
+  input: z.object({ agentId: AGENT_REF, cascade: z.boolean().optional().describe("also stop the agents it spawned (and theirs); default false") }),
   output: z.object({ agent: AgentBrief }),
   annotations: { destructiveHint: true, idempotentHint: true },
   async run(args, ctx) {
-    const agent = await ctx.yard.agents.stop.mutate({ agentId: args.agentId });
+    const agent = await ctx.yard.agents.stop.mutate({ agentId: args.agentId, ...(args.cascade ? { cascade: true } : {}) });
     return { data: { agent: agentBrief(agent) }, text: agentLine(agent) };
   },
 });

@@ -2,13 +2,17 @@ import type { AgentInfo } from "../../../shared/agents";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
 import { AgentStatusBadge } from "./AgentStatusBadge";
+import { useAgentsLiveRefresh } from "./useAgentsLiveRefresh";
 
 /**
  * The agent's place in its tree: the agent that spawned it (with its own token, e.g. through the
  * MCP `spawn_agent` tool) and the agents it spawned. Nothing when it has neither.
  */
 export function AgentFamily({ agent }: { agent: AgentInfo }) {
+  const utils = trpc.useUtils();
   const all = trpc.agents.list.useQuery({});
+  // its parent's and children's moves (a child spawned, stopped, done) show as they happen
+  useAgentsLiveRefresh(() => void utils.agents.list.invalidate(), undefined, 500);
   const agents = all.data ?? [];
   const parent = agent.parentAgentId ? agents.find((x) => x.id === agent.parentAgentId) : undefined;
   const children = agents.filter((x) => x.parentAgentId === agent.id);
