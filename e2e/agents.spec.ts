@@ -331,6 +331,15 @@ test("an agent that spawned another: the child's page names its parent, the pare
     await expect(page.getByTestId("agent-family")).toContainText("Spawned 1 agent:");
     await expect(page.getByTestId("agent-family").getByRole("link", { name: child.alias })).toBeVisible();
     await page.screenshot({ path: join(ARTIFACTS, "agent-family.png") });
+    // the list groups the tree: the child right under its parent, indented
+    await page.goto("/agents");
+    await expect(page.getByTestId("group-by-tree")).toBeChecked();
+    const rows = page.getByTestId("agent-row");
+    await expect(rows).toHaveCount(2);
+    await expect(rows.nth(0)).toContainText(parent.alias);
+    await expect(rows.nth(1)).toContainText(child.alias);
+    await expect(rows.nth(1)).toHaveAttribute("data-depth", "1");
+    await page.screenshot({ path: join(ARTIFACTS, "agents-tree.png") });
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }

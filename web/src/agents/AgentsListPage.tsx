@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { primaryLinkClass } from "../components/Button";
 import { Cmd, EmptyState } from "../components/EmptyState";
 import { AgentsIcon, PlusIcon } from "../components/icons";
@@ -7,6 +8,7 @@ import { useNow } from "../hooks/useNow";
 import { formatBytes, formatRelative } from "../lib/format";
 import { Link } from "../router/Link";
 import { trpc, type RouterOutputs } from "../trpc";
+import { treeOrder } from "./agent-tree";
 import { AgentStatusBadge } from "./AgentStatusBadge";
 import { MergedBadge } from "./MergedBadge";
 import { useAgentsLiveRefresh } from "./useAgentsLiveRefresh";
@@ -51,7 +53,17 @@ export function AgentsListPage() {
 function AgentsTable({ agents }: { agents: readonly AgentSummary[] }) {
   const now = useNow(agents.some((a) => a.status === "running"));
   const th = "px-4 py-2.5 font-medium whitespace-nowrap";
+  const hasTrees = agents.some((a) => a.parentAgentId !== null);
+  const [grouped, setGrouped] = useState(true);
+  const rows = hasTrees && grouped ? treeOrder(agents) : agents.map((agent) => ({ agent, depth: 0 }));
   return (
+    <>
+    {hasTrees && (
+      <label className="mt-4 inline-flex items-center gap-2 text-sm text-zinc-600 dark:text-zinc-400">
+        <input type="checkbox" data-testid="group-by-tree" checked={grouped} onChange={(e) => setGrouped(e.target.checked)} />
+        Group by tree (agents under the agent that spawned them)
+      </label>
+    )}
     <div className="mt-6 overflow-x-auto rounded-xl border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900/60">
       <table data-testid="agents-table" className="w-full min-w-[60rem] text-left text-sm">
         <thead className="border-b border-zinc-200 text-xs font-medium text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
@@ -67,23 +79,29 @@ function AgentsTable({ agents }: { agents: readonly AgentSummary[] }) {
           </tr>
         </thead>
         <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
-          {agents.map((a) => (
-            <AgentRow key={a.id} agent={a} now={now} />
+          {rows.map(({ agent, depth }) => (
+            <AgentRow key={agent.id} agent={agent} depth={depth} now={now} />
           ))}
         </tbody>
       </table>
     </div>
+    </>
   );
 }
 
 /** One agent; no cell wraps (long names and the task are cut, in full on hover). */
-function AgentRow({ agent: a, now }: { agent: AgentSummary; now: number }) {
+function AgentRow({ agent: a, depth, now }: { agent: AgentSummary; depth: number; now: number }) {
   const muted = "text-zinc-600 dark:text-zinc-400";
   return (
-    <tr data-testid="agent-row" className="hover:bg-zinc-50 dark:hover:bg-zinc-800/40">
+    <tr data-testid="agent-row" data-depth={depth} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/40">
       <td className="px-4 py-2.5 whitespace-nowrap">
-        <Link href={`/agents/${a.id}`} title={a.alias} className="block max-w-44 truncate font-medium text-indigo-700 hover:underline dark:text-indigo-300">{a.alias}</Link>
-        <div className="text-xs text-zinc-500">{a.provider}</div>
+        <div style={{ paddingLeft: `${depth * 1.25}rem` }} className="flex items-start gap-1">
+          {depth > 0 && <span aria-hidden="true" className="text-zinc-400">↳</span>}
+          <div className="min-w-0">
+            <Link href={`/agents/${a.id}`} title={a.alias} className="block max-w-44 truncate font-medium text-indigo-700 hover:underline dark:text-indigo-300">{a.alias}</Link>
+            <div className="text-xs text-zinc-500">{a.provider}</div>
+          </div>
+        </div>
       </td>
       <td className="px-4 py-2.5 whitespace-nowrap"><AgentStatusBadge status={a.status} needsYou={a.needsYou} /></td>
       {/* the task takes the room the other columns leave (at least 10rem), cut to one line */}
