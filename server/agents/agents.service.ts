@@ -13,9 +13,11 @@ import { adapterOf, agentDir, type AgentContext, type AgentsConfig } from "./age
 import { agentSecrets, verifyAgentToken } from "./agent-env";
 import type { AgentHost } from "./agent-host";
 import { AgentLifecycle } from "./agent-lifecycle";
-import { AgentMessages, AgentNotLive } from "./agent-messages";
+import { AgentMessages } from "./agent-messages";
 import { AgentOutput, type OutputQuery } from "./agent-output";
-import { AgentRecords, LIVE_STATUSES } from "./agent-records";
+import { AgentFollowUps } from "./agent-follow-ups";
+import { AgentRecords } from "./agent-records";
+import { AgentTrees } from "./agent-trees";
 import { AgentViews, type AgentFilter } from "./agent-views";
 import { AgentRunner } from "./agent-runner";
 import { AgentWorkspaces } from "./agent-workspaces";
@@ -23,7 +25,7 @@ import { generateAlias } from "./aliases";
 import { repoRootOf } from "./git";
 import { LocalAgentHost } from "./local-host";
 import type { MergeResult, MergeStrategy } from "./merge";
-import { buildPrompt, formatAnswersAsPrompt } from "./prompts";
+import { buildPrompt } from "./prompts";
 import { repoNotGit } from "./workspace";
 
 export type { AgentsConfig } from "./agent-context";
@@ -62,6 +64,8 @@ export class AgentsService {
   private readonly runner: AgentRunner;
   private readonly workspaces: AgentWorkspaces;
   private readonly views: AgentViews;
+  private readonly trees: AgentTrees;
+  private readonly followUps: AgentFollowUps;
   private readonly secrets: { mint: Buffer; accept: Buffer[] };
   private closed = false;
 
@@ -89,6 +93,8 @@ export class AgentsService {
     this.workspaces = new AgentWorkspaces(this.ctx, this.out, (row, prompt, kind) => this.runner.resumeWith(row, prompt, kind));
     this.runner.useWorkspaces(this.workspaces);
     this.views = new AgentViews(this.records, this.approvals, this.messages, opts.accounts);
+    this.trees = new AgentTrees(this.records, this.views, opts.config);
+    this.followUps = new AgentFollowUps(this.ctx, this.out, this.runner, this.workspaces);
     opts.accounts?.onAvailable((provider) => this.runner.wakeWaiting(provider));
   }
 
@@ -119,21 +125,14 @@ export class AgentsService {
     return this.views.list(filter);
   }
 
-  private checkTreeLimits(parentId: string): void {
-    const { agentMaxDepth: maxDepth, agentMaxChildren: maxChildren } = this.opts.config;
-    const depth = this.records.depthOf(parentId) + 1;
-    if (depth > maxDepth) {
-      throw new DomainError("AGENT_TREE_TOO_DEEP", `A child of this agent would be at depth ${depth}; agents may nest ${maxDepth} deep (SWITCHYARD_AGENT_MAX_DEPTH)`, { kind: "FORBIDDEN", details: { depth, maxDepth } });
-    }
-    const children = this.records.childrenOf(parentId).length;
-    if (children >= maxChildren) {
-      throw new DomainError("AGENT_TOO_MANY_CHILDREN", `This agent has spawned ${children} agents already, the most it may (SWITCHYARD_AGENT_MAX_CHILDREN)`, { kind: "FORBIDDEN", details: { children, maxChildren } });
-    }
+  /** The agent's usage plus that of every agent it spawned, and theirs (a strategy step's spend). */
+  treeUsage(idOrAlias: string): AgentInfo["usage"] {
+    return this.trees.usage(this.records.idOf(idOrAlias));
   }
 
   /** The agent's own id and those of the agents it spawned: what its token may act on. */
   familyOf(agentId: string): Set<string> {
-    return new Set([agentId, ...this.records.childrenOf(agentId).map((r) => r.id)]);
+    return this.trees.family(agentId);
   }
 
   /** Every provider adapter, and whether its CLI is installed here. */
@@ -153,7 +152,7 @@ export class AgentsService {
     let input = SpawnAgentInput.parse(raw);
     const parent = opts.parentAgentId ? this.records.get(opts.parentAgentId) : null;
     if (parent) {
-      this.checkTreeLimits(parent.id);
+      this.trees.checkLimits(parent.id);
       input = { ...input, repo: input.repo ?? parent.repoPath ?? undefined, baseRef: input.baseRef ?? parent.baseRef ?? undefined };
     }
     const adapter = adapterOf(input.provider);
@@ -185,56 +184,13 @@ export class AgentsService {
 
   /** Answer the agent's pending questions; it resumes on the same session in the same worktree. */
   async resume(idOrAlias: string, answers: Record<string, string>): Promise<AgentInfo> {
-    await this.workspaces.landed(this.records.idOf(idOrAlias));
-    const row = this.records.get(idOrAlias);
-    if (row.status !== "waiting_for_input") {
-      throw new DomainError("AGENT_NOT_WAITING", `Agent ${row.alias} is ${row.status}, not waiting for answers`, { kind: "CONFLICT" });
-    }
-    const missing = row.pendingQuestions.filter((q) => !answers[q.id]?.trim()).map((q) => q.id);
-    if (missing.length > 0) throw new DomainError("ANSWERS_MISSING", `Answer every question: missing ${missing.join(", ")}`, { details: { missing } });
-    this.runner.assertResumable(row);
-    const prompt = formatAnswersAsPrompt(row.pendingQuestions, answers);
-    await this.out.note(row.id, row.sessionNumber, "user_message", prompt);
-    await this.runner.resumeWith(row, prompt, "answers");
-    return this.get(row.id);
+    return this.get(await this.followUps.answer(this.records.idOf(idOrAlias), answers));
   }
 
-  /**
-   * A follow-up: for a live agent it becomes a row (delivered in order at its next idle point,
-   * never lost: the agent goes idle only in a transaction that finds none waiting); otherwise it
-   * resumes the agent now. A move of the agent in between (it went idle, another run started) is
-   * met by trying again on what the agent is then.
-   */
+  /** A follow-up: queued for a live agent (delivered at its next idle point, never lost), else it resumes the agent now. */
   async message(idOrAlias: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }> {
-    const id = this.records.idOf(idOrAlias);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.messageOnce(id, text);
-      } catch (err) {
-        const moved = err instanceof AgentNotLive || (err instanceof DomainError && err.code === "AGENT_VERSION_CONFLICT");
-        if (!moved || attempt >= 5) throw err;
-      }
-    }
-  }
-
-  private async messageOnce(id: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }> {
-    let row = this.records.get(id);
-    if (!LIVE_STATUSES.includes(row.status)) {
-      // a resume meets the worktree as the cleanup at idle leaves it, never half removed
-      await this.workspaces.landed(id);
-      row = this.records.get(id);
-    }
-    if (LIVE_STATUSES.includes(row.status)) {
-      const messageId = `msg_${uuidv7()}`;
-      const queued = this.messages.undelivered(row.id).length + 1;
-      await this.publish(row.id, "agent.message_queued", { messageId, text: text.slice(0, 2000), queued }, () => void this.messages.enqueueIfLive(row.id, text, messageId));
-      return { delivered: "queued", agent: this.get(row.id) };
-    }
-    if (row.status === "waiting_for_account") throw new DomainError("AGENT_WAITING_FOR_ACCOUNT", `Agent ${row.alias} waits for an account`, { kind: "CONFLICT" });
-    this.runner.assertResumable(row);
-    await this.out.note(row.id, row.sessionNumber, "user_message", text);
-    await this.runner.resumeWith(row, text, "message");
-    return { delivered: "now", agent: this.get(row.id) };
+    const delivered = await this.followUps.message(this.records.idOf(idOrAlias), text);
+    return { delivered, agent: this.get(idOrAlias) };
   }
 
   /** Remove a finished agent's worktree now (WORKTREE_DIRTY unless `discard`); its branch is kept when it has commits. */

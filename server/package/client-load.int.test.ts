@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ describe("client commands of the built CLI", () => {
   let server: TestServer;
 
   beforeAll(async () => {
+    mkdirSync(join(root, "dist"), { recursive: true }); // a fresh clone has no dist/ yet
     out = mkdtempSync(join(root, "dist", ".client-load-"));
     logs = mkdtempSync(join(tmpdir(), "yard-modules-"));
     const built = await run(process.execPath, [join(root, "scripts", "build.mjs"), "cli", "--outdir", out]);

@@ -32,6 +32,8 @@ export interface CliAgentsPort {
     maxBytes: number,
   ): Promise<{ files: Array<{ path: string; status: string; insertions: number; deletions: number }>; insertions: number; deletions: number; commitsAhead: number; dirty: boolean; patch: string; truncated: boolean }>;
   chunkOutput(agentId: string, chunkId: number): AgentOutputLine[];
+  /** The agent's usage plus that of every agent it spawned (and theirs). */
+  treeUsage(idOrAlias: string): AgentInfo["usage"];
   approvals: { decide(approvalId: string, decision: { allow: boolean; message?: string }): Promise<unknown> };
 }
 
@@ -122,7 +124,8 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
       taskId: agentName,
     });
   }
-  const usageBefore = reuse && !reattached ? reuse.usage : { inputTokens: 0, outputTokens: 0 };
+  // the step's spend is its agent's and that of the helpers it spawned (its tree)
+  const usageBefore = reuse && !reattached ? agents.treeUsage(info.id) : { inputTokens: 0, outputTokens: 0 };
   await run.emit("run.cli_agent", { agentName, stepKey, agentId: info.id, alias: info.alias, provider: info.provider, branch: info.branch, status: info.status, requestId: run.requestId });
 
   // stop_run stops the agent; a server shutdown does not (it runs on, and the step re-attaches)
@@ -174,11 +177,12 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
     const summary = (early && early.afterOutputs === outputs ? await early.text.catch(() => null) : null) ?? (await changeSummary(agents, final));
     const result = final.result?.trim() || "(the agent finished without a result message)";
     const text = `${result}\n\n${summary}`;
+    const spent = agents.treeUsage(final.id);
     const usage: Usage = {
-      promptTokens: Math.max(0, final.usage.inputTokens - usageBefore.inputTokens),
-      completionTokens: Math.max(0, final.usage.outputTokens - usageBefore.outputTokens),
+      promptTokens: Math.max(0, spent.inputTokens - usageBefore.inputTokens),
+      completionTokens: Math.max(0, spent.outputTokens - usageBefore.outputTokens),
     };
-    const costUsd = final.usage.costUsd !== undefined ? Math.max(0, final.usage.costUsd - (usageBefore.costUsd ?? 0)) : undefined;
+    const costUsd = spent.costUsd !== undefined ? Math.max(0, spent.costUsd - (usageBefore.costUsd ?? 0)) : undefined;
     run.addUsage(usage);
     await run.emit("run.agent_output", { ...meta, text, usage });
     stream({ type: "done", result: { text, usage, finishReason: "stop" } });

@@ -301,4 +301,28 @@ describe("CLI agents as strategy steps", () => {
     const listed = (await t.client.runs.list.query({})).find((r) => r.runId === runId);
     expect(listed?.costUsd).toBeCloseTo((30 * 3 + 30 * 15) / 1e6, 8);
   });
+
+  it("a CLI step's spend counts the helpers its agent spawned (its tree)", async () => {
+    // an unscripted fake agent writes a notes file and finishes; `yard` inside an agent uses its own token
+    const implScript = script([
+      { bash: 'yard agent spawn --provider fake --prompt "Note the plan for the helper" --json > .switchyard/spawned.json' },
+      { sleep: 2500 },
+      { done: "spawned a helper" },
+    ]);
+    fake.setHandler((req) => (tagOf(req) === "plan" ? `Plan.\n${implScript}` : undefined));
+    const path = strategy("tree-spend", `name: Tree spend\nversion: "1"\nagents:\n  plan: {model: ${MODEL}, systemPrompt: "TAG[plan]"}\n  implement:\n    type: cli\n    provider: fake\n    promptTemplate: "{{input}}"\nflow:\n  type: sequential\n  steps: [{agent: plan}, {agent: implement}]\n`);
+    const { c, runId } = await startRun(path, "go");
+    const end = await c.waitFor(ended(runId), 60_000);
+    expect(end, JSON.stringify(end)).toMatchObject({ type: "strategy_completed" });
+    const events = await runEvents(runId);
+    const parentId = (events.find((e) => e.type === "run.cli_agent")?.payload as { agentId: string }).agentId;
+    const parent = await t.client.agents.get.query({ agentId: parentId });
+    const helpers = (await t.client.agents.list.query()).filter((a) => a.parentAgentId === parentId);
+    expect(helpers).toHaveLength(1);
+    const helper = await t.client.agents.get.query({ agentId: helpers[0]!.id });
+    expect(helper.usage.inputTokens).toBeGreaterThan(0);
+    const step = events.find((e) => e.type === "run.agent_output" && (e.payload as { agentName: string }).agentName === "implement")?.payload as { usage: { promptTokens: number; completionTokens: number } };
+    expect(step.usage.promptTokens).toBe(parent.usage.inputTokens + helper.usage.inputTokens);
+    expect(step.usage.completionTokens).toBe(parent.usage.outputTokens + helper.usage.outputTokens);
+  });
 });

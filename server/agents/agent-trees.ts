@@ -1,0 +1,42 @@
+import type { AgentInfo } from "../../shared/agents";
+import { DomainError } from "../errors";
+import type { AgentsConfig } from "./agent-context";
+import { addUsage, type AgentRecords } from "./agent-records";
+import type { AgentViews } from "./agent-views";
+
+/**
+ * Agents that spawn agents with their own tokens: the tree's limits (depth, children), an agent's
+ * family (what its token may act on), and a tree's spend (a strategy step's, helpers included).
+ */
+export class AgentTrees {
+  constructor(
+    private readonly records: AgentRecords,
+    private readonly views: AgentViews,
+    private readonly config: Pick<AgentsConfig, "agentMaxDepth" | "agentMaxChildren">,
+  ) {}
+
+  /** Refuses a child past the configured depth (AGENT_TREE_TOO_DEEP) or count (AGENT_TOO_MANY_CHILDREN). */
+  checkLimits(parentId: string): void {
+    const { agentMaxDepth: maxDepth, agentMaxChildren: maxChildren } = this.config;
+    const depth = this.records.depthOf(parentId) + 1;
+    if (depth > maxDepth) {
+      throw new DomainError("AGENT_TREE_TOO_DEEP", `A child of this agent would be at depth ${depth}; agents may nest ${maxDepth} deep (SWITCHYARD_AGENT_MAX_DEPTH)`, { kind: "FORBIDDEN", details: { depth, maxDepth } });
+    }
+    const children = this.records.childrenOf(parentId).length;
+    if (children >= maxChildren) {
+      throw new DomainError("AGENT_TOO_MANY_CHILDREN", `This agent has spawned ${children} agents already, the most it may (SWITCHYARD_AGENT_MAX_CHILDREN)`, { kind: "FORBIDDEN", details: { children, maxChildren } });
+    }
+  }
+
+  /** The agent's own id and those of the agents it spawned. */
+  family(agentId: string): Set<string> {
+    return new Set([agentId, ...this.records.childrenOf(agentId).map((r) => r.id)]);
+  }
+
+  /** The agent's usage plus that of every agent it spawned, and theirs. */
+  usage(agentId: string): AgentInfo["usage"] {
+    let total = this.views.get(agentId).usage;
+    for (const child of this.records.childrenOf(agentId)) total = addUsage(total, this.usage(child.id));
+    return total;
+  }
+}
