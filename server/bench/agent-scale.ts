@@ -3,13 +3,10 @@ import { join } from "node:path";
 import { createSwitchyardClient } from "../client";
 import { makeRepo } from "../testing/agents-world";
 import { fakeAgentPrompt } from "../testing/fake-agent";
-import { removeHome, spawnServer, tempHome } from "../testing/server-harness";
+import { removeHome, tempHome } from "../testing/server-harness";
+import { peakRss, startBenchServer } from "./bench-server";
+import { measured } from "./load";
 import { fmt, percentile, type BenchRow } from "./table";
-
-function rssOf(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) * 1024 : 0;
-}
 
 function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -28,12 +25,10 @@ export async function benchAgentScale(options: { agents?: number; rate?: number;
   const seconds = options.seconds ?? 10;
   const home = tempHome("switchyard-bench-");
   const repo = makeRepo("switchyard-bench-repo-");
-  const server = await spawnServer({ home, build: true, env: { SWITCHYARD_LOG_LEVEL: "warn", ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}) } });
-  const pid = server.proc.pid!;
+  const server = await startBenchServer({ home, env: process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {} });
+  const pid = server.pid;
   const latencies: number[] = [];
   const subs: Array<{ unsubscribe(): void }> = [];
-  let peakRss = rssOf(pid);
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(pid))), 100);
   try {
     const api = createSwitchyardClient({ url: server.url });
     const { lastEventId } = await api.system.info.query();
@@ -70,33 +65,34 @@ export async function benchAgentScale(options: { agents?: number; rate?: number;
         watchedCount++;
       }
     }
-    writeFileSync(go, "");
-    const cpuBefore = cpuTicks(pid);
-    const t0 = performance.now();
-    // one listing every 500 ms (polling each agent would be the load measured)
     const ids = new Set(agents.map((a) => a.id));
-    let done = (await api.agents.list.query({})).filter((a) => ids.has(a.id));
-    while (done.some((a) => a.status === "running" || a.status === "starting") && performance.now() - t0 < (seconds + 120) * 1000) {
+    const { done, cpu } = await measured(async () => {
+      writeFileSync(go, "");
+      const cpuBefore = cpuTicks(pid);
+      const t0 = performance.now();
+      // one listing every 500 ms (polling each agent would be the load measured)
+      let list = (await api.agents.list.query({})).filter((a) => ids.has(a.id));
+      while (list.some((a) => a.status === "running" || a.status === "starting") && performance.now() - t0 < (seconds + 120) * 1000) {
+        await new Promise((r) => setTimeout(r, 500));
+        list = (await api.agents.list.query({})).filter((a) => ids.has(a.id));
+      }
+      const elapsed = (performance.now() - t0) / 1000;
       await new Promise((r) => setTimeout(r, 500));
-      done = (await api.agents.list.query({})).filter((a) => ids.has(a.id));
-    }
-    const elapsed = (performance.now() - t0) / 1000;
-    const cpu = (cpuTicks(pid) - cpuBefore) / 100 / elapsed; // cores busy on average (100 ticks/s)
-    await new Promise((r) => setTimeout(r, 500));
+      return { done: list, cpu: (cpuTicks(pid) - cpuBefore) / 100 / elapsed }; // cores busy on average (100 ticks/s)
+    });
+    const rss = peakRss(pid);
     const sorted = latencies.sort((a, b) => a - b);
     const expected = watchedCount * rate * seconds;
     const idle = done.filter((d) => d.status === "idle").length;
+    const delivered = { sent: expected, arrived: sorted.length, unit: `lines to ${watchedCount} SSE followers` };
     return [
-      { bench: "agent scale", metric: `${count} agents x ${rate} lines/s for ${seconds} s: finished`, value: `${idle}/${count}, ${sorted.length.toLocaleString("en-US")}/${expected.toLocaleString("en-US")} lines delivered to ${watchedCount} SSE followers`, goal: "all", met: idle === count && sorted.length === expected },
-      { bench: "agent scale", metric: "server peak RSS", value: fmt.mb(peakRss), goal: "< 400 MB", met: peakRss < 400 * 1024 * 1024 },
-      { bench: "agent scale", metric: "server CPU (cores, average)", value: cpu.toFixed(2), goal: "-" },
-      { bench: "agent scale", metric: "line written -> SSE delivery p50", value: fmt.ms(percentile(sorted, 50)), goal: "-" },
-      { bench: "agent scale", metric: "line written -> SSE delivery p99", value: fmt.ms(percentile(sorted, 99)), goal: "< 50 ms", met: percentile(sorted, 99) < 50 },
+      { bench: "agent scale", metric: `${count} agents x ${rate} lines/s for ${seconds} s: finished`, value: `${idle}/${count} agents idle (server CPU ${cpu.toFixed(2)} cores on average)`, goal: `${count}/${count}`, met: idle === count, count: delivered },
+      { bench: "agent scale", metric: "server peak RSS (the server process)", value: fmt.mb(rss), goal: "< 400 MB", met: rss < 400 * 1024 * 1024 },
+      { bench: "agent scale", metric: "line written -> SSE delivery p99", value: `${fmt.ms(percentile(sorted, 99))} (p50 ${fmt.ms(percentile(sorted, 50))})`, goal: "< 50 ms", met: percentile(sorted, 99) < 50, count: delivered },
     ];
   } finally {
-    clearInterval(sampler);
     for (const s of subs) s.unsubscribe();
-    await server.kill("SIGTERM");
+    await server.stop();
     removeHome(home);
     removeHome(repo);
   }
