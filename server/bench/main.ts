@@ -33,7 +33,7 @@ const benches: Record<string, () => Promise<BenchRow[]>> = {
   "agent-ingest": () => benchAgentIngest(quick ? { lines: 10_000, rounds: 1 } : {}),
   "agent-scale": () => benchAgentScale(quick ? { agents: 5, rate: 100, seconds: 2 } : {}),
   "cli-step": () => benchCliStep(quick ? { rounds: 1 } : {}),
-  "yard-command": () => benchYardCommand(quick ? { times: 3 } : {}),
+  "yard-command": () => benchYardCommand(quick ? { times: 3, build: false } : {}),
   "agent-log-page": () => benchAgentLogPage(quick ? { lines: 20_000, loads: 1, scrollSeconds: 1, quick } : {}),
   dashboard: () => benchDashboardLoad(quick ? { runs: 300, agents: 60, loads: 1, quick } : {}),
 };

@@ -42,7 +42,8 @@ function cliPath(): string {
   return statSync(bundle).mtimeMs >= sources ? "the bundle dist/yard.mjs" : "the sources through tsx (dist/yard.mjs is older than them)";
 }
 
-export async function benchYardCommand(options: { times?: number } = {}): Promise<BenchRow[]> {
+/** `build`: build the CLI bundle first when it is stale (not in --quick, which runs beside the test suite's servers). */
+export async function benchYardCommand(options: { times?: number; build?: boolean } = {}): Promise<BenchRow[]> {
   const times = options.times ?? 20;
   const home = tempHome("switchyard-bench-");
   let server: BenchServer | undefined;
@@ -51,6 +52,12 @@ export async function benchYardCommand(options: { times?: number } = {}): Promis
     const shim = join(ensureYardShim(home), "yard");
     const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(home, "bin")}:${process.env.PATH ?? ""}`, SWITCHYARD_URL: server.url, NODE_ENV: "production" };
     delete env.NODE_OPTIONS;
+    // agents of a server started as the README says (`npm start`, `yard start --build-if-needed`)
+    // run the bundle: build it as that does when it is stale, so the row measures what they run
+    if ((options.build ?? true) && !cliPath().startsWith("the bundle")) {
+      const built = await run(process.execPath, [join(REPO_ROOT, "scripts", "build.mjs"), "cli"], env);
+      if (built.code !== 0) throw new Error(`building the CLI bundle failed:\n${built.out}`);
+    }
     // bin/yard.mjs walks server/ and shared/ on every start to tell whether its bundle is fresh
     const walk = performance.now();
     const path = cliPath();
