@@ -1,10 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { createHmac } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { makeRepo } from "./fixtures/repo";
 import { expect, test } from "./fixtures/server";
-import { mutate, rowsOfType } from "./helpers";
+import { agentTokenOf, mutate, rowsOfType } from "./helpers";
 
 const ARTIFACTS = resolve(import.meta.dirname, "artifacts");
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -317,8 +316,7 @@ test("an agent that spawned another: the child's page names its parent, the pare
   try {
     const parent = await mutate<{ id: string; alias: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: script([{ done: "planned" }]) });
     // the child is spawned with the parent's own token, as its MCP spawn_agent tool or `yard agent spawn` inside it does
-    const secret = Buffer.from(readFileSync(join(yard.home, "agent-secret"), "utf8").trim(), "base64url");
-    const token = `sya.${parent.id}.${createHmac("sha256", secret).update(`agent:${parent.id}`).digest("base64url")}`;
+    const token = agentTokenOf(yard.home, parent.id);
     const res = await request.post("/trpc/agents.spawn", { data: { provider: "fake", prompt: script([{ done: "helped" }]) }, headers: { authorization: `Bearer ${token}` } });
     expect(res.status(), await res.text()).toBe(200);
     const child = ((await res.json()) as { result: { data: { id: string; alias: string; parentAgentId: string } } }).result.data;
@@ -350,8 +348,7 @@ test("stopping an agent whose helpers still work asks whether to stop them too",
   try {
     const long = script([{ text: "working" }, { sleep: 60_000 }, { done: "late" }]);
     const parent = await mutate<{ id: string; alias: string }>(request, "agents.spawn", { provider: "fake", repo, prompt: long });
-    const secret = Buffer.from(readFileSync(join(yard.home, "agent-secret"), "utf8").trim(), "base64url");
-    const token = `sya.${parent.id}.${createHmac("sha256", secret).update(`agent:${parent.id}`).digest("base64url")}`;
+    const token = agentTokenOf(yard.home, parent.id);
     const res = await request.post("/trpc/agents.spawn", { data: { provider: "fake", prompt: long }, headers: { authorization: `Bearer ${token}` } });
     const child = ((await res.json()) as { result: { data: { id: string; alias: string } } }).result.data;
 

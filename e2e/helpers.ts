@@ -1,5 +1,8 @@
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expect } from "@playwright/test";
+import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 
 /** Put a `system.noted` event on the bus through the API (tRPC mutation, not batched). */
 export async function emit(request: APIRequestContext, message: string, scope?: Record<string, string>): Promise<number> {
@@ -62,4 +65,13 @@ export async function startRun(request: APIRequestContext, opts: { strategyPath:
   const { runId } = await mutate<{ runId: string }>(request, "runs.prepare", { strategyPath: opts.strategyPath, cwd: opts.cwd });
   await mutate(request, "runs.start", { runId, input: opts.input ?? "" });
   return runId;
+}
+
+/**
+ * The token an agent of this server carries (its SWITCHYARD_TOKEN), made from the data dir's
+ * `agent-secret` the way the server makes it (`sya.<agentId>.<HMAC>`): requests with it act as that agent.
+ */
+export function agentTokenOf(home: string, agentId: string): string {
+  const secret = Buffer.from(readFileSync(join(home, "agent-secret"), "utf8").trim(), "base64url");
+  return `sya.${agentId}.${createHmac("sha256", secret).update(`agent:${agentId}`).digest("base64url")}`;
 }

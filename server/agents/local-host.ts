@@ -44,6 +44,8 @@ export class LocalAgentHost implements AgentHost {
   readonly name = "local";
   /** The children this process started (keyed by pid:startTime): their exit, and its code once known. */
   private readonly children = new Map<string, { exited: Promise<number | null>; code?: number | null }>();
+  /** Where the `yard` shim is: written once per host, not at every launch. */
+  private binDir: string | undefined;
 
   constructor(private readonly opts: { home: string; pollMs?: number }) {}
 
@@ -112,7 +114,8 @@ export class LocalAgentHost implements AgentHost {
   async prepareLaunch(req: { provider: string; spec: LaunchSpec }): Promise<{ binDir: string }> {
     await mkdir(req.spec.configDir, { recursive: true });
     await getProvider(req.provider).prepare?.(req.spec);
-    return { binDir: ensureYardShim(this.opts.home) };
+    this.binDir ??= ensureYardShim(this.opts.home);
+    return { binDir: this.binDir };
   }
 
   async copySession(req: { provider: string; fromDir: string; toDir: string; sessionId: string }): Promise<number> {
