@@ -6,9 +6,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { isLoopbackHost, secretsOf, type Config } from "./config";
-import { closeDb, openDb, type Db } from "./db/client";
+import type { Db } from "./db/client";
+import { openSqliteStore } from "./db/sqlite-store";
+import type { Store } from "./db/store";
 import { EventBus } from "./events/bus";
-import { EventStore } from "./events/event-store";
 import { healthOf } from "./http/health";
 import { registerLogin } from "./http/login";
 import { createGuard, LoginCodes, type Principal } from "./http/security";
@@ -43,6 +44,8 @@ export type ServerDeps = {
 
 export type SwitchyardServer = {
   readonly services: Services;
+  readonly store: Store;
+  /** The SQLite connection (tests reach into it). */
   readonly db: Db;
   readonly log: Logger;
   readonly app: FastifyInstance;
@@ -72,8 +75,10 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   const redact = createRedactor(secretsOf(config));
   const log = createLogger({ level: config.logLevel, redact, stream: deps.logStream });
   routeModelWarnings(log);
-  const db = openDb({ path: config.dbPath, migrationsDir: config.migrationsDir, durability: config.durability });
-  const bus = new EventBus(new EventStore(db));
+  const sqlite = openSqliteStore({ path: config.dbPath, migrationsDir: config.migrationsDir, durability: config.durability });
+  const store: Store = sqlite;
+  const db = sqlite.db;
+  const bus = new EventBus(store.events);
 
   let boundPort = config.port;
   let sseClients = 0;
@@ -105,7 +110,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   const codes = new LoginCodes();
   const models = createModelRegistry(config);
   const runs = new RunsService({
-    db,
+    store,
     bus,
     log,
     home: config.home,
@@ -209,6 +214,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   let stopping: Promise<void> | undefined;
   const server: SwitchyardServer = {
     services,
+    store,
     db,
     log,
     app,
@@ -253,7 +259,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
         ws.close();
         await app.close();
         bus.close();
-        closeDb(db);
+        await store.close();
       })();
       return stopping;
     },

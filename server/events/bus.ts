@@ -1,18 +1,20 @@
 import { EventCatalog, scopeKey, type BusEvent, type EventPayload, type EventScope, type EventType, type ScopeFilter } from "../../shared/events";
+import type { RowWrite } from "../db/store";
 import type { EventRow, EventStorage } from "./event-store";
 
-type Pending = { row: EventRow; event: BusEvent; write?: () => void; resolve: (e: BusEvent) => void; reject: (err: Error) => void };
+type Pending = { row: EventRow; event: BusEvent; write?: RowWrite; resolve: (e: BusEvent) => void; reject: (err: Error) => void };
 
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as { then?: unknown } | null)?.then === "function";
 
 export type PublishOptions = {
   /**
    * Row writes that belong to this event (a status change, a queued message): run inside the same
-   * SQLite transaction as the event's insert, in publish order, in a savepoint of their own. When
-   * it throws (a compare-and-set that lost), its writes are rolled back, the event is not stored
-   * nor delivered, and the publish rejects with that error; the rest of the batch is unaffected.
+   * transaction as the event's insert, in publish order, in a savepoint of their own, with that
+   * transaction's query builder (`tx`: write through it, never through another handle). When it
+   * throws (a compare-and-set that lost), its writes are rolled back, the event is not stored nor
+   * delivered, and the publish rejects with that error; the rest of the batch is unaffected.
    */
-  write?: () => void;
+  write?: RowWrite;
 };
 type Listener = (event: BusEvent) => void;
 

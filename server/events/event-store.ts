@@ -1,6 +1,8 @@
 import type { Statement, Transaction } from "better-sqlite3";
 import type { BusEvent, EventScope, ScopeFilter, ScopeKind } from "../../shared/events";
 import type { Db } from "../db/client";
+import type { RowWrite } from "../db/store";
+import { WriteGate } from "../db/write-gate";
 
 /** One row as the bus hands it to the store: payload already serialized; `id` is set by the store's `append`. */
 export type EventRow = {
@@ -24,10 +26,11 @@ export interface EventStorage {
   /**
    * Store the rows in one transaction, in order, with ids above every id committed before (ids
    * are handed out in commit order: a reader trusting `id > cursor` never skips one). A row's
-   * write (`writes[i]`, same transaction, a savepoint of its own) that throws drops only that row.
-   * Per row: its id, or the error of its write. Throws when nothing was stored.
+   * write (`writes[i]`, same transaction, a savepoint of its own, given the transaction's query
+   * builder) that throws drops only that row. Per row: its id, or the error of its write. Throws
+   * when nothing was stored.
    */
-  append(rows: readonly EventRow[], writes?: ReadonlyArray<(() => void) | undefined>): MaybePromise<Array<number | Error>>;
+  append(rows: readonly EventRow[], writes?: ReadonlyArray<RowWrite | undefined>): MaybePromise<Array<number | Error>>;
   /** Events with id > afterId, oldest first, optionally of one scope. */
   readAfter(afterId: number, scope: ScopeFilter | undefined, limit: number): MaybePromise<BusEvent[]>;
   count(afterId?: number, scope?: ScopeFilter): MaybePromise<number>;
@@ -66,16 +69,20 @@ export class EventStore implements EventStorage {
   /** The next id to hand out (this process's view; renumbered when another process on the file took it). */
   private nextId: number | undefined;
   private readonly insertStmt: Statement;
-  private readonly insertBatch: (rows: readonly EventRow[]) => void;
-  private readonly withWrites: Transaction<(rows: readonly EventRow[], writes: ReadonlyArray<(() => void) | undefined>) => Map<number, Error>>;
-  /** Inside a transaction, better-sqlite3 runs a nested one as a SAVEPOINT: rolled back alone when `fn` throws. */
-  private readonly savepoint: (fn: () => void) => void;
+  private readonly insertBatch: Transaction<(rows: readonly EventRow[]) => void>;
   private readonly readAll: Statement;
   private readonly readScoped: Record<ScopeKind, Statement>;
   private readonly countAll: Statement;
   private readonly countScoped: Record<ScopeKind, Statement>;
 
-  constructor(private readonly db: Db) {
+  /**
+   * `gate`: the connection's write gate, shared with the other writers on it (the store's); a
+   * batch with row writes holds it while they run.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly gate = new WriteGate(),
+  ) {
     const sqlite = db.$client;
     const insert = (n: number) =>
       sqlite.prepare(`INSERT INTO events (id, ts, type, run_id, agent_id, daemon_id, conversation_id, payload) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`);
@@ -106,8 +113,6 @@ export class EventStore implements EventStorage {
         this.insertStmt.run(one);
       }
     });
-    this.withWrites = sqlite.transaction((rows: readonly EventRow[], writes: ReadonlyArray<(() => void) | undefined>) => this.withWritesTx(rows, writes));
-    this.savepoint = sqlite.transaction((fn: () => void) => fn());
     this.readAll = sqlite.prepare(`${SELECT} WHERE id > ? ORDER BY id LIMIT ?`);
     this.countAll = sqlite.prepare("SELECT count(*) AS n FROM events WHERE id > ?");
     const scoped = (kind: ScopeKind) => sqlite.prepare(`${SELECT} WHERE ${COLUMN[kind]} = ? AND id > ? ORDER BY id LIMIT ?`);
@@ -117,20 +122,35 @@ export class EventStore implements EventStorage {
   }
 
   /**
-   * The group commit: the rows in one transaction. With row writes it is IMMEDIATE (another
-   * process on the same file waits for it, never reads half of it): each event's write in a
-   * savepoint first, then the events whose writes held (one whose write failed leaves a gap in
-   * the ids). Ids follow the newest stored one; when another process on the same file took them
-   * meanwhile, the batch is numbered after its events and committed once more.
+   * The group commit: the rows in one transaction, synchronously when no row carries a write and
+   * nothing holds the connection (the hot path). With row writes it is IMMEDIATE (another process
+   * on the same file waits for it, never reads half of it) and holds the write gate while the
+   * writes run: each event's write in a savepoint first, then the events whose writes held (one
+   * whose write failed leaves a gap in the ids). Ids follow the newest stored one; when another
+   * process on the same file took them meanwhile, the batch is numbered after its events and
+   * committed once more.
    */
-  append(rows: readonly EventRow[], writes?: ReadonlyArray<(() => void) | undefined>): Array<number | Error> {
+  append(rows: readonly EventRow[], writes?: ReadonlyArray<RowWrite | undefined>): MaybePromise<Array<number | Error>> {
     if (rows.length === 0) return [];
     const withWrites = !!writes && writes.some((w) => w !== undefined);
-    const attempt = (): Array<number | Error> => {
-      let id = (this.nextId ??= this.maxId() + 1);
-      for (const r of rows) r.id = id++;
-      const failed = withWrites ? this.withWrites.immediate(rows, writes!) : (this.insertBatch(rows), undefined);
-      this.nextId = id;
+    if (!withWrites) return this.gate.run(() => this.retrying(() => (this.insertBatch(rows), undefined), rows));
+    return this.gate.exclusive(async () => {
+      try {
+        return await this.withWritesOnce(rows, writes);
+      } catch (err) {
+        this.nextId = undefined;
+        if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY") throw err;
+        return await this.withWritesOnce(rows, writes);
+      }
+    });
+  }
+
+  /** Number the rows, store them, and once more after renumbering when another process took their ids. */
+  private retrying(store: () => Map<number, Error> | undefined, rows: readonly EventRow[]): Array<number | Error> {
+    const attempt = () => {
+      const next = this.number(rows);
+      const failed = store();
+      this.nextId = next;
       return rows.map((r) => failed?.get(r.id) ?? r.id);
     };
     try {
@@ -142,23 +162,45 @@ export class EventStore implements EventStorage {
     }
   }
 
-  private withWritesTx(rows: readonly EventRow[], writes: ReadonlyArray<(() => void) | undefined>): Map<number, Error> {
+  /** Give the rows their ids; returns the id after them. */
+  private number(rows: readonly EventRow[]): number {
+    let id = (this.nextId ??= this.maxId() + 1);
+    for (const r of rows) r.id = id++;
+    return id;
+  }
+
+  private async withWritesOnce(rows: readonly EventRow[], writes: ReadonlyArray<RowWrite | undefined>): Promise<Array<number | Error>> {
+    const sqlite = this.db.$client;
+    const next = this.number(rows);
     const failed = new Map<number, Error>();
     const kept: EventRow[] = [];
-    rows.forEach((row, i) => {
-      const write = writes[i];
-      if (write) {
-        try {
-          this.savepoint(write);
-        } catch (err) {
-          failed.set(row.id, err instanceof Error ? err : new Error(String(err)));
-          return;
+    sqlite.exec("BEGIN IMMEDIATE");
+    try {
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        const write = writes[i];
+        if (write) {
+          sqlite.exec("SAVEPOINT event_write");
+          try {
+            await write(this.db);
+            sqlite.exec("RELEASE event_write");
+          } catch (err) {
+            sqlite.exec("ROLLBACK TO event_write");
+            sqlite.exec("RELEASE event_write");
+            failed.set(row.id, err instanceof Error ? err : new Error(String(err)));
+            continue;
+          }
         }
+        kept.push(row);
       }
-      kept.push(row);
-    });
-    if (kept.length > 0) this.insertBatch(kept);
-    return failed;
+      if (kept.length > 0) this.insertBatch(kept);
+      sqlite.exec("COMMIT");
+    } catch (err) {
+      if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
+      throw err;
+    }
+    this.nextId = next;
+    return rows.map((r) => failed.get(r.id) ?? r.id);
   }
 
   maxId(): number {

@@ -1,5 +1,8 @@
-import type { Sql } from "postgres";
+import { drizzle } from "drizzle-orm/postgres-js";
+import type { Sql, TransactionSql } from "postgres";
 import type { BusEvent, EventScope, ScopeFilter, ScopeKind } from "../../shared/events";
+import * as pgSchema from "../db/pg/schema";
+import type { RowWrite, TxDb } from "../db/store";
 import type { EventRow, EventStorage } from "./event-store";
 
 /** The advisory lock every appender takes for its transaction: one ordered appender per database. */
@@ -30,27 +33,47 @@ export class PgEventStore implements EventStorage {
     return Number(row?.id ?? 0);
   }
 
-  async append(rows: readonly EventRow[], writes?: ReadonlyArray<(() => void) | undefined>): Promise<Array<number | Error>> {
+  /**
+   * One transaction under the append lock: the rows' writes first, each in a savepoint of its own
+   * (one that throws drops its row only), then the rows that held, numbered after the newest
+   * stored id, then one NOTIFY.
+   */
+  async append(rows: readonly EventRow[], writes?: ReadonlyArray<RowWrite | undefined>): Promise<Array<number | Error>> {
     if (rows.length === 0) return [];
-    // the domains' own row writes join the transaction once their stores are on PostgreSQL too
-    const refused = (i: number) => writes?.[i] !== undefined;
-    const kept = rows.filter((_, i) => !refused(i));
+    const failed = new Map<EventRow, Error>();
     const ids = new Map<EventRow, number>();
-    if (kept.length > 0) {
-      await this.sql.begin(async (tx) => {
-        await tx`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`;
-        const [top] = await tx<Array<{ id: string | null }>>`SELECT max(id)::text AS id FROM events`;
-        let next = Number(top?.id ?? 0) + 1;
-        for (const row of kept) ids.set(row, next++);
-        for (let i = 0; i < kept.length; i += CHUNK) {
-          const values = kept.slice(i, i + CHUNK).map((r) => toPgRow(r, ids.get(r)!));
-          await tx`INSERT INTO events ${tx(values, "id", "ts", "type", "run_id", "agent_id", "daemon_id", "conversation_id", "payload")}`;
+    await this.sql.begin(async (tx) => {
+      failed.clear();
+      ids.clear();
+      await tx`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`;
+      if (writes?.some((w) => w !== undefined)) {
+        const db = txDb(tx);
+        for (let i = 0; i < rows.length; i++) {
+          const write = writes[i];
+          if (!write) continue;
+          try {
+            await tx.savepoint(async () => {
+              await write(db);
+            });
+          } catch (err) {
+            failed.set(rows[i]!, err instanceof Error ? err : new Error(String(err)));
+          }
         }
-        await tx`SELECT pg_notify(${EVENTS_CHANNEL}, ${String(next - 1)})`;
-      });
-    }
-    return rows.map((r, i) => {
-      if (refused(i)) return new Error("Row writes with an event are not supported on PostgreSQL yet (the domain stores are still on SQLite)");
+      }
+      const kept = rows.filter((r) => !failed.has(r));
+      if (kept.length === 0) return;
+      const [top] = await tx<Array<{ id: string | null }>>`SELECT max(id)::text AS id FROM events`;
+      let next = Number(top?.id ?? 0) + 1;
+      for (const row of kept) ids.set(row, next++);
+      for (let i = 0; i < kept.length; i += CHUNK) {
+        const values = kept.slice(i, i + CHUNK).map((r) => toPgRow(r, ids.get(r)!));
+        await tx`INSERT INTO events ${tx(values, "id", "ts", "type", "run_id", "agent_id", "daemon_id", "conversation_id", "payload")}`;
+      }
+      await tx`SELECT pg_notify(${EVENTS_CHANNEL}, ${String(next - 1)})`;
+    });
+    return rows.map((r) => {
+      const error = failed.get(r);
+      if (error) return error;
       r.id = ids.get(r)!;
       return r.id;
     });
@@ -97,4 +120,9 @@ function toEvent(r: PgRow): BusEvent {
   if (r.daemon_id !== null) scope.daemonId = r.daemon_id;
   if (r.conversation_id !== null) scope.conversationId = r.conversation_id;
   return { id: Number(r.id), ts: new Date(Number(r.ts)).toISOString(), type: r.type, scope, payload: JSON.parse(r.payload) } as BusEvent;
+}
+
+/** The domains' query builder on a transaction of this store (the pg-core twins of the tables). */
+export function txDb(tx: TransactionSql): TxDb {
+  return drizzle(tx as unknown as Sql, { schema: pgSchema }) as unknown as TxDb;
 }

@@ -2,19 +2,18 @@ import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RunStatus } from "../../shared/statuses";
 import { Strategy } from "../../shared/strategy";
-import { closeDb, openDb, type Db } from "../db/client";
+import { openSqliteStore, type SqliteStore } from "../db/sqlite-store";
 import { DomainError } from "../errors";
 import { EventBus } from "../events/bus";
-import { EventStore } from "../events/event-store";
 import { nextRunStatus, RUN_LIFECYCLE_EVENTS, RUN_TRANSITIONS, RunLifecycle, type RunLifecycleEvent, type RunMove } from "./run-lifecycle";
 import { emptyMemo, RunState, type PolicyPort } from "./run-state";
 
 const migrationsDir = resolve(import.meta.dirname, "..", "..", "drizzle");
-let dbs: Db[] = [];
+let stores: SqliteStore[] = [];
 
 afterEach(() => {
-  for (const db of dbs) closeDb(db);
-  dbs = [];
+  for (const store of stores) void store.close();
+  stores = [];
 });
 
 const policy: PolicyPort = { update: () => {}, remember: () => {}, toJSON: () => ({}) };
@@ -50,10 +49,11 @@ function moveOf(event: RunLifecycleEvent): RunMove {
 }
 
 function setup() {
-  const db = openDb({ path: ":memory:", migrationsDir });
-  dbs.push(db);
-  const bus = new EventBus(new EventStore(db));
-  const lifecycle = new RunLifecycle(db, bus);
+  const store = openSqliteStore({ path: ":memory:", migrationsDir });
+  stores.push(store);
+  const db = store.db;
+  const bus = new EventBus(store.events);
+  const lifecycle = new RunLifecycle(store, bus);
   const newRun = (runId = "run-1") => new RunState({ runId, strategy, strategyPath: "/s.yaml", cwd: "/tmp" }, bus, policy);
   const types = (runId = "run-1") => bus.store.readAfter(0, { kind: "run", id: runId }, 100).map((e) => e.type);
   return { db, bus, lifecycle, newRun, types };
@@ -95,19 +95,19 @@ describe("the run transition table", () => {
   it.each(pairs)("$from --$event--> $to (RunLifecycle.transition on a live run)", async ({ from, event, to }) => {
     const s = setup();
     const run = await runIn(from, s);
-    const rowBefore = s.lifecycle.row(run.runId);
+    const rowBefore = (await s.lifecycle.row(run.runId));
     const eventsBefore = s.types();
     if (!to) {
       await expect(s.lifecycle.transition(run, moveOf(event))).rejects.toMatchObject({ code: "RUN_TRANSITION_INVALID", details: { from, event } });
       expect(run.status).toBe(from);
-      expect(s.lifecycle.row(run.runId)).toEqual(rowBefore);
+      expect((await s.lifecycle.row(run.runId))).toEqual(rowBefore);
       expect(s.types()).toEqual(eventsBefore);
       return;
     }
     await s.lifecycle.transition(run, moveOf(event));
     expect(run.status).toBe(to);
     const added = s.types().slice(eventsBefore.length);
-    const row = s.lifecycle.row(run.runId);
+    const row = (await s.lifecycle.row(run.runId));
     if (event === "start" || event === "continue") {
       // the row and its event, stored together
       expect(added).toEqual(["run.started"]);
@@ -130,7 +130,7 @@ describe("RunLifecycle on stored rows", () => {
     const twin = s.newRun();
     await expect(s.lifecycle.transition(twin, { event: "continue", input: "second" })).rejects.toMatchObject({ code: "RUN_TRANSITION_INVALID", details: { from: "running", event: "continue" } });
     expect(s.types()).toEqual(["run.started"]);
-    expect(s.lifecycle.row("run-1")).toMatchObject({ status: "running", input: "first" });
+    expect((await s.lifecycle.row("run-1"))).toMatchObject({ status: "running", input: "first" });
   });
 
   it("continues a run whose last segment ended: the same row, the next segment", async () => {
@@ -139,20 +139,20 @@ describe("RunLifecycle on stored rows", () => {
     const next = s.newRun();
     next.preparedFrom(1, []);
     await s.lifecycle.transition(next, { event: "continue", input: "again" });
-    expect(s.lifecycle.row("run-1")).toMatchObject({ status: "running", segment: 2, input: "again", result: null });
+    expect((await s.lifecycle.row("run-1"))).toMatchObject({ status: "running", segment: 2, input: "again", result: null });
     await s.lifecycle.transition(next, { event: "complete", result: "two" });
-    expect(s.lifecycle.row("run-1")).toMatchObject({ status: "completed", segment: 2, result: "two" });
+    expect((await s.lifecycle.row("run-1"))).toMatchObject({ status: "completed", segment: 2, result: "two" });
     expect(s.types()).toEqual(["run.started", "run.completed", "run.started", "run.completed"]);
   });
 
   it("interrupts a running row (recovery), and refuses a row that already ended", async () => {
     const s = setup();
     await s.lifecycle.transition(s.newRun(), { event: "start", input: "in", requestId: "req-9" });
-    await s.lifecycle.interrupt(s.lifecycle.row("run-1")!, { code: "INTERRUPTED", message: "stopped" }, "req-9");
-    expect(s.lifecycle.row("run-1")).toMatchObject({ status: "error", errorCode: "INTERRUPTED" });
+    await s.lifecycle.interrupt((await s.lifecycle.row("run-1"))!, { code: "INTERRUPTED", message: "stopped" }, "req-9");
+    expect((await s.lifecycle.row("run-1"))).toMatchObject({ status: "error", errorCode: "INTERRUPTED" });
     const last = s.bus.store.readAfter(0, { kind: "run", id: "run-1" }, 10).at(-1)!;
     expect(last).toMatchObject({ type: "run.completed", payload: { segment: 1, status: "error", requestId: "req-9" } });
-    await expect(s.lifecycle.interrupt(s.lifecycle.row("run-1")!, error, undefined)).rejects.toMatchObject({ code: "RUN_TRANSITION_INVALID", details: { from: "error", event: "interrupt" } });
+    await expect(s.lifecycle.interrupt((await s.lifecycle.row("run-1"))!, error, undefined)).rejects.toMatchObject({ code: "RUN_TRANSITION_INVALID", details: { from: "error", event: "interrupt" } });
     expect(s.types()).toEqual(["run.started", "run.completed"]);
   });
 
@@ -160,8 +160,8 @@ describe("RunLifecycle on stored rows", () => {
     const s = setup();
     await s.lifecycle.transition(s.newRun(), { event: "start", input: "in" });
     const completed = await s.bus.publish("run.completed", { segment: 1, status: "cancelled", error }, { runId: "run-1" });
-    s.lifecycle.reconcile(s.lifecycle.row("run-1")!, completed);
-    expect(s.lifecycle.row("run-1")).toMatchObject({ status: "cancelled", errorCode: "E", completedAt: Date.parse(completed.ts) });
-    expect(() => s.lifecycle.reconcile(s.lifecycle.row("run-1")!, completed)).toThrow(expect.objectContaining({ code: "RUN_TRANSITION_INVALID" }));
+    await s.lifecycle.reconcile((await s.lifecycle.row("run-1"))!, completed);
+    expect((await s.lifecycle.row("run-1"))).toMatchObject({ status: "cancelled", errorCode: "E", completedAt: Date.parse(completed.ts) });
+    await expect(s.lifecycle.reconcile((await s.lifecycle.row("run-1"))!, completed)).rejects.toMatchObject({ code: "RUN_TRANSITION_INVALID" });
   });
 });

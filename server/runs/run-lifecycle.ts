@@ -2,11 +2,11 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import type { BusEvent } from "../../shared/events";
 import type { RunError, Usage } from "../../shared/runs";
 import type { RunStatus } from "../../shared/statuses";
-import type { Db } from "../db/client";
+import { first, type Store, type TxDb } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { ResumePoint, RunState } from "./run-state";
-import { runs } from "./runs.sql";
+import type { runs } from "./runs.sql";
 
 /** What happens to a run. */
 export const RUN_LIFECYCLE_EVENTS = ["start", "continue", "resume", "complete", "fail", "cancel", "interrupt"] as const;
@@ -62,7 +62,7 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
  */
 export class RunLifecycle {
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly bus: EventBus,
   ) {}
 
@@ -90,32 +90,36 @@ export class RunLifecycle {
   async interrupt(row: RunRow, error: RunError, requestId: string | undefined): Promise<void> {
     const status = nextRunStatus(row.id, row.status, "interrupt") as Ended;
     const set = { status, completedAt: Date.now(), errorCode: error.code, errorMessage: error.message };
-    await this.bus.publish("run.completed", { segment: row.segment, status, error, requestId }, { runId: row.id }, { write: () => this.update(row.id, row.segment, "interrupt", set) });
+    await this.bus.publish("run.completed", { segment: row.segment, status, error, requestId }, { runId: row.id }, { write: (tx) => this.update(tx, row.id, row.segment, "interrupt", set) });
   }
 
   /**
    * A stored row still `running` whose segment's run.completed is already in the timeline (the
    * two were separate writes in older versions): the row catches up with the event.
    */
-  reconcile(row: RunRow, completed: BusEvent<"run.completed">): void {
+  async reconcile(row: RunRow, completed: BusEvent<"run.completed">): Promise<void> {
     const p = completed.payload;
     nextRunStatus(row.id, row.status, ENDING[p.status]);
-    this.update(row.id, row.segment, ENDING[p.status], { status: p.status, completedAt: Date.parse(completed.ts), errorCode: p.error?.code ?? null, errorMessage: p.error?.message ?? null });
+    const set = { status: p.status, completedAt: Date.parse(completed.ts), errorCode: p.error?.code ?? null, errorMessage: p.error?.message ?? null };
+    await this.store.tx((tx) => this.update(tx, row.id, row.segment, ENDING[p.status], set));
   }
 
-  row(runId: string): RunRow | undefined {
-    return this.db.select().from(runs).where(eq(runs.id, runId)).get();
+  row(runId: string, db: Pick<TxDb, "select"> = this.store.read): Promise<RunRow | undefined> {
+    const { runs } = this.store.t;
+    return first(db.select().from(runs).where(eq(runs.id, runId)));
   }
 
   /** Newest first, optionally of one working directory. */
-  rows(cwd?: string): RunRow[] {
-    const q = this.db.select().from(runs);
-    return (cwd ? q.where(eq(runs.cwd, cwd)) : q).orderBy(desc(runs.startedAt)).all();
+  rows(cwd?: string): Promise<RunRow[]> {
+    const { runs } = this.store.t;
+    const q = this.store.read.select().from(runs);
+    return (cwd ? q.where(eq(runs.cwd, cwd)) : q).orderBy(desc(runs.startedAt));
   }
 
   /** Rows whose latest segment was running when the server last stopped (or still runs). */
-  running(): RunRow[] {
-    return this.db.select().from(runs).where(eq(runs.status, "running")).all();
+  running(): Promise<RunRow[]> {
+    const { runs } = this.store.t;
+    return this.store.read.select().from(runs).where(eq(runs.status, "running"));
   }
 
   private async begin(run: RunState, move: Extract<RunMove, { event: "start" | "continue" }>): Promise<void> {
@@ -138,10 +142,15 @@ export class RunLifecycle {
       promptTokens: 0,
       completionTokens: 0,
     };
-    const write = () => {
+    const write = async (tx: TxDb) => {
+      const { runs } = this.store.t;
       // a new row, or the row of a run whose last segment ended; never one still running
-      const stored = this.db.insert(runs).values({ id: run.runId, ...values }).onConflictDoUpdate({ target: runs.id, set: values, setWhere: inArray(runs.status, ENDED) }).run();
-      if (stored.changes === 0) throw invalidMove(run.runId, this.row(run.runId)?.status ?? "running", move.event);
+      const stored = await tx
+        .insert(runs)
+        .values({ id: run.runId, ...values })
+        .onConflictDoUpdate({ target: runs.id, set: values, setWhere: inArray(runs.status, ENDED) })
+        .returning({ id: runs.id });
+      if (stored.length === 0) throw invalidMove(run.runId, (await this.row(run.runId, tx))?.status ?? "running", move.event);
     };
     await this.bus.publish(
       "run.started",
@@ -183,17 +192,18 @@ export class RunLifecycle {
       "run.completed",
       { segment, status, result, usage: { ...run.usage }, ...(move.event === "complete" && move.flowUsage ? { flowUsage: move.flowUsage } : {}), error, requestId: run.requestId },
       { runId: run.runId },
-      { write: () => this.update(run.runId, segment, move.event, set) },
+      { write: (tx) => this.update(tx, run.runId, segment, move.event, set) },
     );
   }
 
   /** Write the end of a running segment; refused when the stored row is not that segment running. */
-  private update(runId: string, segment: number, event: RunLifecycleEvent, set: Partial<RunRow>): void {
-    const stored = this.db
+  private async update(tx: TxDb, runId: string, segment: number, event: RunLifecycleEvent, set: Partial<RunRow>): Promise<void> {
+    const { runs } = this.store.t;
+    const stored = await tx
       .update(runs)
       .set(set)
       .where(and(eq(runs.id, runId), eq(runs.status, "running"), eq(runs.segment, segment)))
-      .run();
-    if (stored.changes === 0) throw invalidMove(runId, this.row(runId)?.status ?? "pending", event);
+      .returning({ id: runs.id });
+    if (stored.length === 0) throw invalidMove(runId, (await this.row(runId, tx))?.status ?? "pending", event);
   }
 }

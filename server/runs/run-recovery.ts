@@ -28,11 +28,11 @@ const INTERRUPTED = { code: "INTERRUPTED", message: "The server stopped while th
 export async function recoverRuns(host: RecoveryHost): Promise<{ resumed: string[]; interrupted: string[] }> {
   const resumed: string[] = [];
   const interrupted: string[] = [];
-  for (const row of host.lifecycle.running()) {
+  for (const row of await host.lifecycle.running()) {
     const events = await readRunEvents(host.store, row.id);
     const seg = lastSegment(events);
     if (seg.completed && seg.completed.payload.segment === row.segment) {
-      host.lifecycle.reconcile(row, seg.completed);
+      await host.lifecycle.reconcile(row, seg.completed);
       continue;
     }
     // waiting for a human, or in a CLI step whose agent runs on detached: the run goes on

@@ -43,9 +43,11 @@ export async function runDetail(runId: string, row: RunRow | undefined, run: Run
   const first = strategy ? undefined : (await store.readAfter(0, { kind: "run", id: runId }, 1))[0];
   const startedPayload = first?.type === "run.started" ? first.payload : undefined;
   const flow = (strategy?.flow ?? startedPayload?.flowTree ?? null) as Strategy["flow"] | null;
+  // a segment ends in memory first, then its row commits with run.completed: until then it runs
+  const ending = run && row && row.segment === run.segment && row.status === "running" && run.status !== "running" && run.status !== "pending";
   return {
     runId,
-    status: run?.status ?? row!.status,
+    status: ending ? row.status : (run?.status ?? row!.status),
     segment: run?.segment ?? row!.segment,
     cwd: run?.config.cwd ?? row!.cwd,
     strategyName: strategy?.name ?? row!.strategyName,

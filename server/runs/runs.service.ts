@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { BusEvent } from "../../shared/events";
 import type { PendingRequest, PermissionDecision, RunSummary } from "../../shared/runs";
-import type { Db } from "../db/client";
+import type { Store } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
@@ -17,7 +17,7 @@ import { RunCancelledError, RunState, type RunConfig, type PolicyPort } from "./
 import { agentRecords, humanInputs, readRunEvents } from "./timeline";
 
 export type RunsDeps = AgentCallDeps & {
-  db: Db;
+  store: Store;
   bus: EventBus;
   log: Logger;
   home: string;
@@ -46,7 +46,7 @@ export class RunsService {
   private closing = false;
 
   constructor(private readonly deps: RunsDeps) {
-    this.lifecycle = new RunLifecycle(deps.db, deps.bus);
+    this.lifecycle = new RunLifecycle(deps.store, deps.bus);
   }
 
   /** Where frames of runs that are not persisted go (the protocol layer sets it). */
@@ -68,7 +68,7 @@ export class RunsService {
   async prepare(input: PrepareInput): Promise<{ run: RunState; attached: boolean }> {
     const existing = input.runId ? this.active.get(input.runId) : undefined;
     if (existing && (existing.status === "pending" || existing.status === "running")) return { run: existing, attached: true };
-    const row = input.runId ? this.row(input.runId) : undefined;
+    const row = input.runId ? await this.row(input.runId) : undefined;
     if (!row && !input.strategyPath) throw fail("PREPARE_FAILED", input.runId ? `Run not found: ${input.runId}` : "prepare_run needs a strategyPath (or the runId of an existing run)", "NOT_FOUND");
     const cwd = resolve(input.cwd ?? row?.cwd ?? process.cwd());
     const manifestPath = input.manifestPath ?? row?.manifestPath ?? undefined;
@@ -153,7 +153,7 @@ export class RunsService {
   async stop(runId: string): Promise<void> {
     const run = this.active.get(runId);
     if (!run) {
-      if (this.row(runId)) return;
+      if (await this.row(runId)) return;
       throw fail("RUN_NOT_FOUND", `Run not found: ${runId}`, "NOT_FOUND");
     }
     if (run.status === "pending") {
@@ -202,8 +202,8 @@ export class RunsService {
     return policies;
   }
 
-  list(filter: { cwd?: string } = {}): RunSummary[] {
-    return this.lifecycle.rows(filter.cwd ? resolve(filter.cwd) : undefined).map((row) => runSummary(row, this.active.get(row.id)));
+  async list(filter: { cwd?: string } = {}): Promise<RunSummary[]> {
+    return (await this.lifecycle.rows(filter.cwd ? resolve(filter.cwd) : undefined)).map((row) => runSummary(row, this.active.get(row.id)));
   }
 
   /** Runs held in memory, as list_strategies reports them. */
@@ -213,7 +213,7 @@ export class RunsService {
 
   /** One run: its listing row, live state and what it waits on. */
   async get(runId: string) {
-    const row = this.row(runId);
+    const row = await this.row(runId);
     const run = this.active.get(runId);
     if (!row && !run) throw fail("RUN_NOT_FOUND", `Run not found: ${runId}`, "NOT_FOUND");
     return runDetail(runId, row, run, this.deps.bus.store);

@@ -120,7 +120,7 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
       await runs.stop(m.runId).catch(() => {});
       return;
     case "subscribe":
-      if (!runs.inMemory(m.runId) && !runs.row(m.runId)) return error(socket, "SUBSCRIBE_ERROR", `Run not found: ${m.runId}`, rid);
+      if (!runs.inMemory(m.runId) && !(await runs.row(m.runId))) return error(socket, "SUBSCRIBE_ERROR", `Run not found: ${m.runId}`, rid);
       ctx.subs.add(m.runId, socket);
       return;
     case "unsubscribe":
@@ -129,7 +129,7 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
     case "list_runs":
       return reply(socket, {
         type: "run_list",
-        runs: runs.list({ cwd: m.cwd }).map((r) => ({ runId: r.runId, cwd: r.cwd, strategyName: r.strategyName, strategyPath: r.strategyPath, startedAt: r.startedAt, completedAt: r.completedAt, status: r.status })),
+        runs: (await runs.list({ cwd: m.cwd })).map((r) => ({ runId: r.runId, cwd: r.cwd, strategyName: r.strategyName, strategyPath: r.strategyPath, startedAt: r.startedAt, completedAt: r.completedAt, status: r.status })),
       }, rid);
     case "list_strategies":
       return reply(socket, { type: "strategy_list", runs: runs.listInMemory() }, rid);

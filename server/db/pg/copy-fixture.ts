@@ -10,12 +10,13 @@ import { AgentRecords } from "../../agents/agent-records";
 import { AgentLogStore } from "../../agents/log-store";
 import { DaemonQueueStore } from "../../daemons/queue-store";
 import { EventBus } from "../../events/bus";
-import { EventStore } from "../../events/event-store";
 import { createLogger } from "../../log";
 import { REPO_ROOT } from "../../paths";
 import { RunLifecycle } from "../../runs/run-lifecycle";
 import { RunState, type PolicyPort } from "../../runs/run-state";
-import { closeDb, openDb, type Db } from "../client";
+import type { Db } from "../client";
+import { openSqliteStore } from "../sqlite-store";
+import type { Store } from "../store";
 import { agents, conversations, daemons } from "../schema";
 
 /**
@@ -34,24 +35,25 @@ export type SqliteStore = { dir: string; path: string; remove(): void };
 export async function buildSqliteStore(options: { events?: number } = {}): Promise<SqliteStore> {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-copy-"));
   const path = join(dir, "switchyard.db");
-  const db = openDb({ path, migrationsDir: join(REPO_ROOT, "drizzle") });
-  const bus = new EventBus(new EventStore(db));
+  const store = openSqliteStore({ path, migrationsDir: join(REPO_ROOT, "drizzle") });
+  const db = store.db;
+  const bus = new EventBus(store.events);
   const now = Date.now();
   const remove = () => rmSync(dir, { recursive: true, force: true });
   try {
     await writeEvents(bus, options.events ?? 0);
-    await writeRuns(db, bus);
+    await writeRuns(store, bus);
     await writeAgents(db, bus, now);
     await writeDaemons(db, now);
     writeConversations(db, now);
     await writeAccounts(db, bus, join(dir, "home"), now);
   } catch (err) {
-    closeDb(db);
+    await store.close();
     remove();
     throw err;
   }
   bus.close();
-  closeDb(db);
+  await store.close();
   return { dir, path, remove };
 }
 
@@ -65,10 +67,10 @@ async function writeEvents(bus: EventBus, bulk: number): Promise<void> {
 }
 
 /** Runs through the one door, usage and cost with the end. */
-async function writeRuns(db: Db, bus: EventBus): Promise<void> {
+async function writeRuns(store: Store, bus: EventBus): Promise<void> {
   const strategy = Strategy.parse({ name: "Copy", version: "1.0", agents: { a: { model: "anthropic/m" } }, flow: { type: "sequential", steps: [{ agent: "a" }] } });
   const policy: PolicyPort = { update: () => {}, remember: () => {}, toJSON: () => ({}) };
-  const runs = new RunLifecycle(db, bus);
+  const runs = new RunLifecycle(store, bus);
   const done = new RunState({ runId: "run_done", strategy, strategyPath: "/s/copy.yaml", cwd: "/work/é" }, bus, policy);
   await runs.transition(done, { event: "start", input: AWKWARD });
   done.addUsage({ promptTokens: 123_456, completionTokens: 7_890 });
