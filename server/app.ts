@@ -7,7 +7,8 @@ import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { isLoopbackHost, secretsOf, type Config } from "./config";
 import type { Db } from "./db/client";
-import { openSqliteStore } from "./db/sqlite-store";
+import { openPgStore } from "./db/pg/pg-store";
+import { SqliteStore, openSqliteStore } from "./db/sqlite-store";
 import type { Store } from "./db/store";
 import { EventBus } from "./events/bus";
 import { healthOf } from "./http/health";
@@ -45,7 +46,7 @@ export type ServerDeps = {
 export type SwitchyardServer = {
   readonly services: Services;
   readonly store: Store;
-  /** The SQLite connection (tests reach into it). */
+  /** The SQLite connection (tests reach into it); throws on PostgreSQL. */
   readonly db: Db;
   readonly log: Logger;
   readonly app: FastifyInstance;
@@ -75,17 +76,24 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   const redact = createRedactor(secretsOf(config));
   const log = createLogger({ level: config.logLevel, redact, stream: deps.logStream });
   routeModelWarnings(log);
-  const sqlite = openSqliteStore({ path: config.dbPath, migrationsDir: config.migrationsDir, durability: config.durability });
-  const store: Store = sqlite;
-  const db = sqlite.db;
+  // PostgreSQL when SWITCHYARD_DATABASE_URL is set (several servers on one database), else the SQLite file
+  const store: Store = config.databaseUrl
+    ? await openPgStore({ url: config.databaseUrl })
+    : openSqliteStore({ path: config.dbPath, migrationsDir: config.migrationsDir, durability: config.durability });
+  const sqliteDb = () => {
+    if (store instanceof SqliteStore) return store.db;
+    throw new Error("This server runs on PostgreSQL (SWITCHYARD_DATABASE_URL): there is no SQLite connection");
+  };
+  const db = store instanceof SqliteStore ? store.db : (undefined as unknown as Db);
   const bus = new EventBus(store.events);
+  await bus.open();
 
   let boundPort = config.port;
   let sseClients = 0;
   // eslint-disable-next-line prefer-const -- the accounts service needs the agents service, built next
   let agents: AgentsService;
   const accounts = new AccountsService({
-    db,
+    store,
     bus,
     log,
     home: config.home,
@@ -124,7 +132,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   });
 
   const daemons = new DaemonsService({
-    db,
+    store,
     bus,
     log,
     home: config.home,
@@ -215,7 +223,9 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   const server: SwitchyardServer = {
     services,
     store,
-    db,
+    get db() {
+      return sqliteDb();
+    },
     log,
     app,
     async start() {

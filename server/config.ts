@@ -34,6 +34,17 @@ const ConfigSchema = z.object({
    * agent tokens and open each other's accounts.
    */
   secretKey: z.preprocess(emptyToUndefined, z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 48)").optional()),
+  /**
+   * PostgreSQL for every domain instead of the SQLite file in the data dir: several servers on
+   * one database (docs/SCALING.md). Needs SWITCHYARD_SECRET_KEY.
+   */
+  databaseUrl: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL (postgres://user:password@host:5432/database)")
+      .optional(),
+  ),
   allowedHosts: z.preprocess(
     (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
     z.array(z.string().min(1)).default([]),
@@ -112,6 +123,7 @@ export const ENV_VARS = {
   home: "SWITCHYARD_HOME",
   token: "SWITCHYARD_TOKEN",
   secretKey: "SWITCHYARD_SECRET_KEY",
+  databaseUrl: "SWITCHYARD_DATABASE_URL",
   allowedHosts: "SWITCHYARD_ALLOWED_HOSTS",
   allowedRoots: "SWITCHYARD_ALLOWED_ROOTS",
   logLevel: "SWITCHYARD_LOG_LEVEL",
@@ -164,6 +176,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     });
     throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
   }
+  if (parsed.data.databaseUrl && !parsed.data.secretKey) {
+    throw new ConfigError(
+      "Invalid configuration:\n  SWITCHYARD_SECRET_KEY: required with SWITCHYARD_DATABASE_URL (every server on the database signs agent tokens and seals account credentials with it; e.g. openssl rand -base64 48, the same value on every server)",
+    );
+  }
   const home = resolve(parsed.data.home);
   return {
     ...parsed.data,
@@ -204,5 +221,18 @@ export function isLoopbackHost(host: string): boolean {
 
 /** Secrets that must never appear in logs, events, errors or /health. */
 export function secretsOf(config: Config): string[] {
-  return [config.token, config.secretKey, config.anthropicApiKey, config.openaiApiKey].filter((s): s is string => !!s && s.length >= 4);
+  return [config.token, config.secretKey, config.anthropicApiKey, config.openaiApiKey, config.databaseUrl, databasePassword(config.databaseUrl)].filter(
+    (s): s is string => !!s && s.length >= 4,
+  );
+}
+
+/** The password inside a database URL, as it appears in error messages (decoded). */
+function databasePassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const password = new URL(url).password;
+    return password ? decodeURIComponent(password) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,5 +1,6 @@
-import { drizzle } from "drizzle-orm/postgres-js";
-import type { Sql, TransactionSql } from "postgres";
+import { sql as q } from "drizzle-orm";
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import type { Sql } from "postgres";
 import type { BusEvent, EventScope, ScopeFilter, ScopeKind } from "../../shared/events";
 import * as pgSchema from "../db/pg/schema";
 import type { RowWrite, TxDb } from "../db/store";
@@ -26,7 +27,12 @@ type PgRow = { id: string | number; ts: string | number; type: string; run_id: s
  * batch. Other processes `watch` that channel and read the store after their cursor.
  */
 export class PgEventStore implements EventStorage {
-  constructor(private readonly sql: Sql) {}
+  /** Appends run through drizzle's transactions: the domains' row writes share them (and their savepoints). */
+  private readonly db: PostgresJsDatabase<typeof pgSchema>;
+
+  constructor(private readonly sql: Sql) {
+    this.db = drizzle(sql, { schema: pgSchema });
+  }
 
   async maxId(): Promise<number> {
     const [row] = await this.sql<Array<{ id: string | null }>>`SELECT max(id)::text AS id FROM events`;
@@ -42,18 +48,18 @@ export class PgEventStore implements EventStorage {
     if (rows.length === 0) return [];
     const failed = new Map<EventRow, Error>();
     const ids = new Map<EventRow, number>();
-    await this.sql.begin(async (tx) => {
+    await this.db.transaction(async (tx) => {
       failed.clear();
       ids.clear();
-      await tx`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`;
+      await tx.execute(q`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`);
       if (writes?.some((w) => w !== undefined)) {
-        const db = txDb(tx);
         for (let i = 0; i < rows.length; i++) {
           const write = writes[i];
           if (!write) continue;
           try {
-            await tx.savepoint(async () => {
-              await write(db);
+            // a savepoint: a write that throws takes back only what it wrote
+            await tx.transaction(async (savepoint) => {
+              await write(savepoint as unknown as TxDb);
             });
           } catch (err) {
             failed.set(rows[i]!, err instanceof Error ? err : new Error(String(err)));
@@ -62,14 +68,13 @@ export class PgEventStore implements EventStorage {
       }
       const kept = rows.filter((r) => !failed.has(r));
       if (kept.length === 0) return;
-      const [top] = await tx<Array<{ id: string | null }>>`SELECT max(id)::text AS id FROM events`;
+      const [top] = await tx.select({ id: q<string | null>`max(${pgSchema.events.id})::text` }).from(pgSchema.events);
       let next = Number(top?.id ?? 0) + 1;
       for (const row of kept) ids.set(row, next++);
       for (let i = 0; i < kept.length; i += CHUNK) {
-        const values = kept.slice(i, i + CHUNK).map((r) => toPgRow(r, ids.get(r)!));
-        await tx`INSERT INTO events ${tx(values, "id", "ts", "type", "run_id", "agent_id", "daemon_id", "conversation_id", "payload")}`;
+        await tx.insert(pgSchema.events).values(kept.slice(i, i + CHUNK).map((r) => toPgRow(r, ids.get(r)!)));
       }
-      await tx`SELECT pg_notify(${EVENTS_CHANNEL}, ${String(next - 1)})`;
+      await tx.execute(q`SELECT pg_notify(${EVENTS_CHANNEL}, ${String(next - 1)})`);
     });
     return rows.map((r) => {
       const error = failed.get(r);
@@ -110,7 +115,7 @@ export class PgEventStore implements EventStorage {
 
 function toPgRow(r: EventRow, id: number) {
   const s: EventScope = r.scope;
-  return { id, ts: r.ts, type: r.type, run_id: s.runId ?? null, agent_id: s.agentId ?? null, daemon_id: s.daemonId ?? null, conversation_id: s.conversationId ?? null, payload: r.payloadJson };
+  return { id, ts: r.ts, type: r.type, runId: s.runId ?? null, agentId: s.agentId ?? null, daemonId: s.daemonId ?? null, conversationId: s.conversationId ?? null, payload: r.payloadJson };
 }
 
 function toEvent(r: PgRow): BusEvent {
@@ -122,7 +127,3 @@ function toEvent(r: PgRow): BusEvent {
   return { id: Number(r.id), ts: new Date(Number(r.ts)).toISOString(), type: r.type, scope, payload: JSON.parse(r.payload) } as BusEvent;
 }
 
-/** The domains' query builder on a transaction of this store (the pg-core twins of the tables). */
-export function txDb(tx: TransactionSql): TxDb {
-  return drizzle(tx as unknown as Sql, { schema: pgSchema }) as unknown as TxDb;
-}

@@ -1,4 +1,4 @@
-import { PgEventStore, txDb } from "../../events/pg-event-store";
+import { PgEventStore } from "../../events/pg-event-store";
 import type { ReadDb, Store, Tables, TxDb } from "../store";
 import { closePg, openPg, type OpenPgOptions, type PgDb } from "./client";
 import * as pgSchema from "./schema";
@@ -20,7 +20,7 @@ export class PgStore implements Store {
   }
 
   tx<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {
-    return this.db.$client.begin((tx) => fn(txDb(tx))) as Promise<T>;
+    return this.db.transaction((tx) => fn(tx as unknown as TxDb));
   }
 
   async close(): Promise<void> {
