@@ -5,10 +5,31 @@ import { join, resolve } from "node:path";
 import { createServer, type SwitchyardServer } from "../app";
 import { createSwitchyardClient, type SwitchyardClient } from "../client";
 import { loadConfig, type ENV_VARS } from "../config";
+import { createTestDatabase, type TestDatabase } from "./postgres";
 
 /** Test support: the real server, in-process or as a child process, on a random loopback port. */
 
 const repoRoot = resolve(import.meta.dirname, "..", "..");
+
+/**
+ * `SWITCHYARD_TEST_STORE=postgres` (the integration-pg project): every server the tests start runs
+ * on PostgreSQL, one database per data dir (a restart on the same home finds its data again),
+ * dropped with the home (removeHome). Unset: the SQLite file in the data dir.
+ */
+export const TEST_STORE: "sqlite" | "postgres" = process.env.SWITCHYARD_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+const TEST_SECRET_KEY = "switchyard-test-cluster-secret-key-0123456789";
+const databases = new Map<string, Promise<TestDatabase>>();
+
+/** The env that puts a server on this home's store (nothing on SQLite, or when the test chose a database itself). */
+export async function storeEnv(home: string, env: Record<string, string | undefined> = {}): Promise<Record<string, string>> {
+  if (TEST_STORE !== "postgres" || env.SWITCHYARD_DATABASE_URL !== undefined) return {};
+  let db = databases.get(home);
+  if (!db) {
+    db = createTestDatabase();
+    databases.set(home, db);
+  }
+  return { SWITCHYARD_DATABASE_URL: (await db).url, SWITCHYARD_SECRET_KEY: env.SWITCHYARD_SECRET_KEY ?? TEST_SECRET_KEY };
+}
 
 export function tempHome(prefix = "switchyard-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -29,7 +50,7 @@ export async function startTestServer(
   options: { home?: string; env?: Record<string, string>; overrides?: Partial<Record<keyof typeof ENV_VARS, unknown>>; agentHost?: "local" | "loopback" } = {},
 ): Promise<TestServer> {
   const home = options.home ?? tempHome();
-  const config = loadConfig({ SWITCHYARD_HOME: home, SWITCHYARD_PORT: "0", SWITCHYARD_LOG_LEVEL: "warn", ...options.env }, options.overrides);
+  const config = loadConfig({ SWITCHYARD_HOME: home, SWITCHYARD_PORT: "0", SWITCHYARD_LOG_LEVEL: "warn", ...(await storeEnv(home, options.env)), ...options.env }, options.overrides);
   const logs: string[] = [];
   const server = await createServer({ config, logStream: { write: (line: string) => logs.push(line) }, ...(options.agentHost ? { agentHost: options.agentHost } : {}) });
   const { url, port } = await server.start();
@@ -54,6 +75,7 @@ export async function spawnServer(options: { home: string; port?: number; env?: 
     SWITCHYARD_HOME: options.home,
     SWITCHYARD_PORT: String(options.port ?? 0),
     SWITCHYARD_LOG_LEVEL: "info",
+    ...(await storeEnv(options.home, options.env)),
     ...options.env,
   };
   const args = [join(repoRoot, "bin", "yard.mjs"), "start", ...(options.build ? ["--build-if-needed"] : [])];
@@ -93,4 +115,7 @@ export async function spawnServer(options: { home: string; port?: number; env?: 
 
 export function removeHome(home: string): void {
   rmSync(home, { recursive: true, force: true });
+  const db = databases.get(home);
+  databases.delete(home);
+  void db?.then((d) => d.drop()).catch(() => {});
 }
