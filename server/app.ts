@@ -93,7 +93,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   // eslint-disable-next-line prefer-const -- the accounts service needs the agents service, built next
   let agents: AgentsService;
   const accounts = new AccountsService({
-    store,
+    db,
     bus,
     log,
     home: config.home,
@@ -132,7 +132,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   });
 
   const daemons = new DaemonsService({
-    store,
+    db,
     bus,
     log,
     home: config.home,

@@ -47,12 +47,20 @@ describe("the /mcp guard", () => {
     expect((await post({ ...auth, origin: t.url })).status).toBe(200);
   });
 
-  it("with the token: the protocol; GET and DELETE are 405 (stateless, no sessions)", async () => {
+  it("with the token: the protocol; an initialize opens a session, anything else without one is stateless; GET and DELETE without one are 405", async () => {
     const res = await post({ authorization: `Bearer ${TOKEN}` });
     expect(res.status).toBe(200);
-    expect(res.headers.get("mcp-session-id")).toBeNull();
+    expect(res.headers.get("mcp-session-id")).toMatch(/^[0-9a-f-]{36}$/);
     const body = await res.text();
     expect(body).toContain('"serverInfo":{"name":"switchyard"');
+    const list = await fetch(`${t.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    expect(list.status).toBe(200);
+    expect(list.headers.get("mcp-session-id")).toBeNull();
+    expect(await list.text()).toContain('"name":"list_strategies"');
     for (const method of ["GET", "DELETE"]) expect((await fetch(`${t.url}/mcp`, { method, headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(405);
     const client = await connectHttp(t.url, { token: TOKEN });
     expect(client.getServerVersion()).toMatchObject({ name: "switchyard" });

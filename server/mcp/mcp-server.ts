@@ -1,5 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { registerResources } from "./resources";
+import { registerSubscriptions, type SubscriptionOptions } from "./subscriptions";
 import type { ToolContext } from "./tool-kit";
 import { SWITCHYARD_TOOLS } from "./tools";
 
@@ -13,15 +14,20 @@ export type SwitchyardMcpOptions = ToolContext & {
   version: string;
   /** More tools for this server only (the `approve` tool of one agent). */
   extend?: (server: McpServer) => void;
+  /**
+   * Resource subscriptions, for a server that lives as long as its session (stdio, a stateful
+   * HTTP session); absent, `subscribe: false` (the stateless `/mcp`: nowhere to push to).
+   */
+  subscriptions?: SubscriptionOptions;
 };
 
 /**
- * The `switchyard` MCP server: every tool (and two resources) over one typed tRPC client. `/mcp` builds one per
- * request on an in-process client (stateless); `yard mcp` builds one for its stdio session on an
- * HTTP client of a running server.
+ * The `switchyard` MCP server: every tool (and two resources) over one typed tRPC client. `/mcp`
+ * builds one per HTTP session, or per request without one, on an in-process client; `yard mcp`
+ * builds one for its stdio session on an HTTP client of a running server.
  */
 export function createSwitchyardMcp(options: SwitchyardMcpOptions): McpServer {
-  const { version, extend, ...ctx } = options;
+  const { version, extend, subscriptions, ...ctx } = options;
   const server = new McpServer(
     { name: MCP_SERVER_NAME, title: "Switchyard", version },
     {
@@ -36,5 +42,10 @@ export function createSwitchyardMcp(options: SwitchyardMcpOptions): McpServer {
   for (const tool of SWITCHYARD_TOOLS) tool.register(server, ctx);
   registerResources(server, ctx);
   extend?.(server);
+  // the SDK says listChanged: true once tools and resources are registered; all of them are
+  // registered before the server connects, and the resource list changes only when read again
+  server.server.registerCapabilities({ tools: { listChanged: false } });
+  if (subscriptions) registerSubscriptions(server, ctx.yard, subscriptions);
+  else server.server.registerCapabilities({ resources: { subscribe: false, listChanged: false } });
   return server;
 }

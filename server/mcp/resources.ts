@@ -5,8 +5,8 @@ import { clip, errorInfo, preview, type ToolContext } from "./tool-kit";
 
 /**
  * Read-only resources: a run's timeline and an agent's log, each a page a client can attach
- * (Claude Code's @-mentions) and read on. No change notifications yet (they need a session: stdio,
- * or a sticky HTTP connection).
+ * (Claude Code's @-mentions) and read on. Where there is a session (stdio, a stateful HTTP
+ * session) a client may subscribe to them: subscriptions.ts.
  * - `switchyard://runs/{runId}/timeline` (`?after=<id>`): up to 500 events after event id `after` (the
  *   streamed text deltas left out), each `{id, ts, type, payload}` with payloads cut to 2,000
  *   characters of JSON; `nextAfter` reads on.
@@ -20,7 +20,7 @@ const LOG_PAGE = 200;
 export function registerResources(server: McpServer, ctx: ToolContext): void {
   const timeline = { title: "A run's timeline", description: "The events of a strategy run, oldest first, 500 a page (streamed text deltas left out); ?after=<nextAfter> reads on.", mimeType: "application/json" };
   const listRuns = async () => ({
-    resources: (await ctx.yard.runs.list.query({})).slice(0, 20).map((r) => ({ uri: `switchyard://runs/${r.runId}/timeline`, name: `Run ${r.strategyName} ${r.runId.slice(0, 8)} (${r.status})`, mimeType: "application/json" })),
+    resources: (await unlessForbidden(() => ctx.yard.runs.list.query({}), [])).slice(0, 20).map((r) => ({ uri: `switchyard://runs/${r.runId}/timeline`, name: `Run ${r.strategyName} ${r.runId.slice(0, 8)} (${r.status})`, mimeType: "application/json" })),
   });
   // the SDK's templates match a {?query} only when it is there: the first page and the next ones are two templates
   server.registerResource("run-timeline", new ResourceTemplate("switchyard://runs/{runId}/timeline", { list: listRuns }), timeline, (uri, vars) => read(() => readTimeline(ctx, uri, one(vars.runId), "")));
@@ -91,7 +91,22 @@ async function read(fn: () => Promise<{ uri: string; mimeType: string; text: str
   try {
     return { contents: [await fn()] };
   } catch (err) {
-    const info = errorInfo(err);
-    throw new McpError(ErrorCode.InvalidParams, `${info.code}: ${info.message}`);
+    throw resourceError(err);
+  }
+}
+
+/** A resource request's failure as a protocol error whose message starts with the code ("AGENT_FORBIDDEN: ..."). */
+export function resourceError(err: unknown): McpError {
+  const info = errorInfo(err);
+  return new McpError(ErrorCode.InvalidParams, `${info.code}: ${info.message}`);
+}
+
+/** An agent's token may not list runs: its resource list holds its own agents only. */
+async function unlessForbidden<T>(fn: () => Promise<T>, otherwise: T): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (errorInfo(err).code === "AGENT_FORBIDDEN") return otherwise;
+    throw err;
   }
 }

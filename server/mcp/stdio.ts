@@ -10,8 +10,9 @@ import { createSwitchyardMcp } from "./mcp-server";
  * `yard mcp`: the `switchyard` MCP server on stdio, for clients that launch their servers
  * (Claude Code, Codex, Claude Desktop...). It talks to a running Switchyard server over the typed
  * tRPC client with `url` + `token`; the same tools as `/mcp`, except `approve` (the permission
- * prompt of a claude agent in `ask` mode, served on `/mcp/agents/:id`). Nothing but the protocol
- * is written to stdout; notes go to stderr.
+ * prompt of a claude agent in `ask` mode, served on `/mcp/agents/:id`). One session for the life
+ * of the process, so it offers resource subscriptions (over the client's tRPC subscriptions,
+ * subscriptions.ts). Nothing but the protocol is written to stdout; notes go to stderr.
  */
 
 export type StdioMcpOptions = {
@@ -41,7 +42,7 @@ export async function startStdioMcp(options: StdioMcpOptions = {}): Promise<Stdi
   const stdin = options.stdin ?? process.stdin;
   const stderr = options.stderr ?? process.stderr;
   const yard = createSwitchyardClient({ url, ...(token ? { token } : {}) });
-  const server = createSwitchyardMcp({ yard, version: packageVersion(), cwd: options.cwd ?? process.cwd(), ...(agentId ? { agentId } : {}) });
+  const server = createSwitchyardMcp({ yard, version: packageVersion(), cwd: options.cwd ?? process.cwd(), subscriptions: {}, ...(agentId ? { agentId } : {}) });
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   let finish!: () => void;
   const closed = new Promise<void>((resolve) => (finish = resolve));

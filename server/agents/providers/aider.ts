@@ -6,7 +6,8 @@ import { makeGenericProvider } from "./generic";
  * `--yes-always` answers every confirmation yes: bypass and acceptEdits both need it, since a
  * headless aider (stdin closed) cannot ask; what it does at a confirmation in ask mode is
  * uncertain (declines or stops). Aider commits its edits itself, on the agent's worktree branch.
- * From its docs, not run here.
+ * From its docs, not run here. Aider has no MCP client: no switchyard MCP server (its agents can
+ * run `yard ask` / `yard listen`, on their PATH, through its shell commands).
  */
 export const aiderProvider = makeGenericProvider({
   name: "aider",

@@ -1,8 +1,9 @@
-import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { copySessionFiles } from "../session-transfer";
 import { ClaudeParser } from "./claude-parser";
 import { promptArg } from "./prompt-arg";
+import { writeSecretFile } from "./secret-file";
 import { toolPermissions } from "./tool-permissions";
 import type { AccountCredentials, AccountSupport, ApprovalSupport, CommandLine, LaunchSpec, ProviderAdapter } from "./types";
 
@@ -192,10 +193,3 @@ export const claudeProvider: ProviderAdapter = {
   approvals: claudeApprovals,
   accounts: claudeAccounts,
 };
-
-/** A file only its owner reads (0600, also when it existed with wider rights). */
-async function writeSecretFile(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, content, { mode: 0o600 });
-  await chmod(path, 0o600);
-}

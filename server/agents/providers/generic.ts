@@ -56,13 +56,17 @@ export interface GenericPreset {
   /** Resume by a session flag (`--resume <id>`) when the CLI has one. */
   resumeFlag?: string;
   env?: (spec: LaunchSpec) => Record<string, string>;
+  /** Arguments before the prompt that depend on the spec (the switchyard MCP server's config file). */
+  specArgs?: (spec: LaunchSpec) => string[];
+  /** Files the CLI reads, written before it starts (the MCP config `LaunchSpec.mcpServer.configPath`). */
+  prepare?: (spec: LaunchSpec) => Promise<void>;
   /** What `ask` does with this CLI (none of these can route an approval to a human). */
   askMeans?: string;
 }
 
 const ASK_DEFAULT = "It cannot route approvals to you: it runs with its own default permissions.";
 
-/** An adapter from a preset: `<command> <args> <permission args> [model] [resume] <prompt>`. */
+/** An adapter from a preset: `<command> <args> <permission args> <spec args> [model] [resume] <prompt>`. */
 export function makeGenericProvider(p: GenericPreset): ProviderAdapter {
   return {
     name: p.name,
@@ -74,13 +78,14 @@ export function makeGenericProvider(p: GenericPreset): ProviderAdapter {
     canSteer: false,
     choosesSessionId: false,
     buildCommand(spec, command): CommandLine {
-      const args = [...p.args, ...(p.permissionArgs?.[spec.permissionMode] ?? [])];
+      const args = [...p.args, ...(p.permissionArgs?.[spec.permissionMode] ?? []), ...(p.specArgs?.(spec) ?? [])];
       if (spec.model && p.modelFlag) args.push(p.modelFlag, spec.model);
       if (spec.resumeSessionId && p.resumeFlag) args.push(p.resumeFlag, spec.resumeSessionId);
       if (p.promptFlag) args.push(p.promptFlag);
       args.push(promptArg(spec.prompt));
       return { command, args, env: p.env?.(spec) ?? {} };
     },
+    ...(p.prepare ? { prepare: p.prepare } : {}),
     createParser: p.parser ?? (() => new GenericLineParser()),
     // no approval ever reaches Switchyard from these CLIs: every tool counts as running something
     permissionOf: toolPermissions({ write: [], read: [] }),
