@@ -27,15 +27,43 @@ const esbuildOptions = {
 };
 
 /**
+ * The packages of the typed client, bundled into the CLI instead of loaded from node_modules: the
+ * tRPC client (with the parts of @trpc/server it imports, tree-shaken) and the EventSource
+ * ponyfill. Node resolves, reads and compiles ~25 files for them at every `yard` command that
+ * talks to a server; bundled they are a few KiB of one chunk. The server's own imports of
+ * @trpc/server stay external, so the server runs the package as installed.
+ */
+const CLIENT_PACKAGES = ["@trpc/client", "eventsource", "eventsource-parser"];
+const inPackage = (path, name) => path === name || path.startsWith(`${name}/`);
+
+const bundleClientPackages = {
+  name: "bundle-client-packages",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (CLIENT_PACKAGES.some((name) => inPackage(args.path, name))) return undefined;
+      const fromClient = /[\\/]node_modules[\\/]@trpc[\\/]client[\\/]/.test(args.importer);
+      if (fromClient && inPackage(args.path, "@trpc/server")) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+/**
  * The CLI bundle: dist/yard.mjs plus its chunks. `splitting` keeps each dynamic import (the
- * server in `yard start`, the MCP server in `yard mcp`, the copier in `yard db copy`) in its own
- * chunk, so their static imports are not hoisted into the entry.
+ * server in `yard start`, the MCP server in `yard mcp`, the copier in `yard db copy`, the client
+ * of commands that talk to a server) in its own chunk, so their static imports are not hoisted
+ * into the entry.
  */
 export async function buildCli(outdir = dist) {
   const { build } = await import("esbuild");
+  const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const { packages: _external, ...options } = esbuildOptions;
   const result = await build({
-    ...esbuildOptions,
+    ...options,
+    plugins: [bundleClientPackages],
     entryPoints: { yard: join(root, "server", "cli", "main.ts") },
+    // `yard --version` without reading package.json at every start (server/cli/version.ts)
+    define: { __YARD_VERSION__: JSON.stringify(version) },
     outdir,
     splitting: true,
     chunkNames: "chunks/[name]-[hash]",

@@ -9,6 +9,8 @@ export type ClientOptions = {
   url?: string;
   /** Bearer token (default: SWITCHYARD_TOKEN). */
   token?: string;
+  /** The fetch queries and mutations go through (default: the global fetch; subscriptions always use it). */
+  fetch?: Parameters<typeof httpBatchLink>[0]["fetch"];
 };
 
 export type SwitchyardClient = TRPCClient<AppRouter>;
@@ -40,7 +42,7 @@ export function createSwitchyardClient(options: ClientOptions = {}): SwitchyardC
                 fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), ...authHeaders } }),
             }) as EventSourceInit,
         }),
-        false: httpBatchLink({ url: `${base}/trpc`, headers: () => authHeaders, maxURLLength: 8000, maxItems: 100 }),
+        false: httpBatchLink({ url: `${base}/trpc`, headers: () => authHeaders, maxURLLength: 8000, maxItems: 100, ...(options.fetch ? { fetch: options.fetch } : {}) }),
       }),
     ],
   });

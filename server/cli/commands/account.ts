@@ -62,7 +62,7 @@ export function registerAccount(program: Command, cli: Cli): void {
       else if (opts.apiKey) input = { ...common, kind: "api-key" as const, secret: secretOf(opts.apiKey) };
       else if (opts.oauthFile) input = { ...common, kind: "oauth" as const, ...oauthFile(opts.oauthFile) };
       else return self.error("error: give the credentials: --token, --api-key or --oauth-file");
-      const added = await cli.client(self).accounts.add.mutate(input);
+      const added = await (await cli.client(self)).accounts.add.mutate(input);
       if (opts.json) return cli.json(added);
       cli.print(`Added ${cli.style.bold(added.label)} (${added.provider} ${added.kind} ${added.secretHint}): ${added.status}`);
     });
@@ -75,7 +75,7 @@ export function registerAccount(program: Command, cli: Cli): void {
     .description("registered accounts (never their secrets), with the agents running on each")
     .option("--provider <name>", "only this provider's")
     .action(async (opts: { provider?: string; json?: boolean }, self: Command) => {
-      const accounts = await cli.client(self).accounts.list.query(opts.provider ? { provider: opts.provider } : {});
+      const accounts = await (await cli.client(self)).accounts.list.query(opts.provider ? { provider: opts.provider } : {});
       if (opts.json) return cli.json(accounts);
       cli.print(accountsTable(accounts, { width: cli.width, style: cli.style }));
     });
@@ -88,7 +88,7 @@ export function registerAccount(program: Command, cli: Cli): void {
     .argument("<account>", "its label or id")
     .option("--force", "even while agents run on it")
     .action(async (ref: string, opts: { force?: boolean; json?: boolean }, self: Command) => {
-      const r = await cli.client(self).accounts.remove.mutate({ account: ref, force: opts.force ?? false });
+      const r = await (await cli.client(self)).accounts.remove.mutate({ account: ref, force: opts.force ?? false });
       if (opts.json) return cli.json(r);
       cli.print(`Removed ${ref}`);
     });
@@ -100,7 +100,7 @@ export function registerAccount(program: Command, cli: Cli): void {
     .description("clear an account's exhausted or invalid mark")
     .argument("<account>", "its label or id")
     .action(async (ref: string, opts: { json?: boolean }, self: Command) => {
-      const a = await cli.client(self).accounts.reset.mutate({ account: ref });
+      const a = await (await cli.client(self)).accounts.reset.mutate({ account: ref });
       if (opts.json) return cli.json(a);
       cli.print(`${a.label} is ${a.status}`);
     });

@@ -12,7 +12,7 @@ export function registerAgentBranch(agent: Command, cli: Cli): void {
     .option("--into <branch>", "the target branch")
     .addOption(new Option("--strategy <how>", "how (default: merge)").choices(["merge", "squash", "rebase"]))
     .action(async (ref: string, opts: { into?: string; strategy?: "merge" | "squash" | "rebase"; json?: boolean }, self: Command) => {
-      const r = await cli.client(self).agents.merge.mutate({ agentId: ref, ...(opts.into ? { into: opts.into } : {}), ...(opts.strategy ? { strategy: opts.strategy } : {}) });
+      const r = await (await cli.client(self)).agents.merge.mutate({ agentId: ref, ...(opts.into ? { into: opts.into } : {}), ...(opts.strategy ? { strategy: opts.strategy } : {}) });
       if (opts.json) return cli.json(r);
       if (!r.merged) return cli.print(`Nothing merged: ${r.reason ?? "nothing new"}`);
       cli.print(`Merged ${r.branch} into ${r.into} as ${(r.commit ?? "").slice(0, 8)} (${r.strategy}, ${plural(r.commits, "commit")})`);
@@ -26,7 +26,7 @@ export function registerAgentBranch(agent: Command, cli: Cli): void {
     .argument(AGENT, AGENT_HELP)
     .option("--patch", "print the patch too")
     .action(async (ref: string, opts: { patch?: boolean; json?: boolean }, self: Command) => {
-      const client = cli.client(self);
+      const client = await cli.client(self);
       const changes = await client.agents.changes.query({ agentId: ref });
       const patch = opts.patch ? (await client.agents.diff.query({ agentId: ref })).patch : undefined;
       if (opts.json) return cli.json(patch === undefined ? changes : { ...changes, patch });
@@ -42,7 +42,7 @@ export function registerAgentBranch(agent: Command, cli: Cli): void {
     .command("sweep")
     .description("disk used per worktree; removes the worktrees of merged, clean agents")
     .action(async (opts: { json?: boolean }, self: Command) => {
-      const rows = await cli.client(self).agents.sweep.mutate();
+      const rows = await (await cli.client(self)).agents.sweep.mutate();
       if (opts.json) return cli.json(rows);
       cli.print(sweepTable(rows, { width: cli.width, style: cli.style }));
     });

@@ -55,7 +55,7 @@ function spawn(agent: Command, cli: Cli): void {
     .option("--phase-id <id>", "a phase label other agents can ask it by")
     .option("--account <label>", "run it on this registered account (yard account list)")
     .action(async (opts: SpawnOptions, self: Command) => {
-      const spawned = await cli.client(self).agents.spawn.mutate({
+      const spawned = await (await cli.client(self)).agents.spawn.mutate({
         provider: opts.provider,
         prompt: opts.prompt,
         repo: opts.repo ?? process.cwd(),
@@ -82,7 +82,7 @@ function list(agent: Command, cli: Cli): void {
     .description("agents, newest first; needs_you while one waits for your answers or a tool approval")
     .option("--status <status>", "only agents in this status (repeatable; needs_you: those waiting on you)", collect)
     .action(async (opts: { status?: string[]; json?: boolean }, self: Command) => {
-      const client = cli.client(self);
+      const client = await cli.client(self);
       // "needs_you" is derived, not stored: filtered here
       const wanted = opts.status ?? [];
       const stored = wanted.filter((s) => s !== "needs_you");
@@ -101,7 +101,7 @@ function get(agent: Command, cli: Cli): void {
     .description("an agent's status, branch, last merge, result and usage")
     .argument(AGENT, AGENT_HELP)
     .action(async (ref: string, opts: { json?: boolean }, self: Command) => {
-      const client = cli.client(self);
+      const client = await cli.client(self);
       const info = await client.agents.get.query({ agentId: ref });
       if (opts.json) return cli.json(info);
       // the commits since the last merge need git: asked only for a merged agent (null when unreadable)
@@ -119,7 +119,7 @@ function lifecycle(agent: Command, cli: Cli): void {
     const cmd = agent.command(name).description(description).argument(AGENT, AGENT_HELP);
     options(cmd);
     cmd.action(async (ref: string, opts: Record<string, unknown>, self: Command) => {
-      const { json, text } = await run(cli.client(self), ref, opts);
+      const { json, text } = await run(await cli.client(self), ref, opts);
       if (opts.json) return cli.json(json);
       cli.print(text);
     });
@@ -144,7 +144,7 @@ function lifecycle(agent: Command, cli: Cli): void {
     .argument(AGENT, AGENT_HELP)
     .argument("<text...>", "the message")
     .action(async (ref: string, words: string[], opts: { json?: boolean }, self: Command) => {
-      const r = await cli.client(self).agents.message.mutate({ agentId: ref, text: words.join(" ") });
+      const r = await (await cli.client(self)).agents.message.mutate({ agentId: ref, text: words.join(" ") });
       if (opts.json) return cli.json({ delivered: r.delivered, status: r.agent.status, queued: r.agent.queuedMessages.length });
       if (r.delivered === "now") return cli.print(`Delivered to ${r.agent.alias} (${r.agent.status})`);
       cli.print(`Queued for ${r.agent.alias} (${r.agent.status}): delivered when it is ready; ${plural(r.agent.queuedMessages.length, "message")} queued`);
@@ -183,7 +183,7 @@ function logs(agent: Command, cli: Cli): void {
     .option("--from <line>", "start at this line number instead of the last ones", wholeNumber)
     .option("--json", "one JSON object a line (line number, raw text, events)")
     .action(async (ref: string, opts: LogOptions, self: Command) => {
-      cli.exitCode = await followLogs(cli, cli.client(self), ref, opts);
+      cli.exitCode = await followLogs(cli, await cli.client(self), ref, opts);
     });
   examples(cmd, "yard agent logs brave-otter -f", "yard agent logs brave-otter --raw --from 0 --lines 500");
 }
@@ -234,7 +234,7 @@ function approvals(agent: Command, cli: Cli): void {
     .description("tool approvals waiting for a decision (agents in --permission ask)")
     .argument("[agent]", "only this agent's (id or alias)")
     .action(async (ref: string | undefined, opts: { json?: boolean }, self: Command) => {
-      const client = cli.client(self);
+      const client = await cli.client(self);
       const pending = await client.agents.approvals.query({ agentId: ref, status: "pending" });
       if (opts.json) return cli.json(pending);
       const aliases = new Map((await client.agents.list.query({})).map((a) => [a.id, a.alias]));
@@ -253,7 +253,7 @@ function approvals(agent: Command, cli: Cli): void {
       .argument("<approval>", "the approval's id (yard agent approvals lists them)")
       .option("--message <text>", allow ? "a note for the agent" : "why, for the agent (default: denied by a user)")
       .action(async (approvalId: string, opts: { message?: string; json?: boolean }, self: Command) => {
-        const r = await cli.client(self).agents.decide.mutate({ approvalId, allow, message: opts.message });
+        const r = await (await cli.client(self)).agents.decide.mutate({ approvalId, allow, message: opts.message });
         if (opts.json) return cli.json(r);
         cli.print(`${allow ? "Approved" : "Denied"} ${r.toolName} (${r.id})`);
       });

@@ -30,7 +30,7 @@ function registerAsk(program: Command, cli: Cli): void {
     .action(async (words: string[], opts: AskOptions, self: Command) => {
       const from = opts.from ?? cli.io.env.SWITCHYARD_AGENT_ID;
       if (!from) self.error("error: who asks? --from <agent> (or SWITCHYARD_AGENT_ID)");
-      const client = cli.client(self);
+      const client = await cli.client(self);
       const timeout = Number(opts.timeout);
       const pollMs = Number(opts.pollInterval);
       const c = await client.conversations.ask.mutate({
@@ -68,7 +68,7 @@ function registerListen(program: Command, cli: Cli): void {
     .action(async (opts: { agentId?: string }, self: Command) => {
       const agentId = opts.agentId ?? cli.io.env.SWITCHYARD_AGENT_ID;
       if (!agentId) self.error("error: whose questions? --agent-id <agent> (or SWITCHYARD_AGENT_ID)");
-      const client = cli.client(self);
+      const client = await cli.client(self);
       await new Promise<void>((resolve, reject) => {
         const sub = client.conversations.onPending.subscribe(
           { agentId },
@@ -97,7 +97,7 @@ function registerAnswer(program: Command, cli: Cli): void {
     .addOption(required("--conversation-id <id>", "the question's conversationId (from yard listen)"))
     .option("--json", "the output is always JSON (accepted for uniformity)")
     .action(async (words: string[], opts: { conversationId: string }, self: Command) => {
-      await cli.client(self).conversations.answer.mutate({ conversationId: opts.conversationId, answer: words.join(" ") });
+      await (await cli.client(self)).conversations.answer.mutate({ conversationId: opts.conversationId, answer: words.join(" ") });
       cli.io.stdout.write(`${JSON.stringify({ conversationId: opts.conversationId, status: "answered" })}\n`);
     });
   examples(cmd, 'yard answer "port 8080" --conversation-id 0196c3f5-...');

@@ -74,7 +74,7 @@ export function registerDaemon(program: Command, cli: Cli): void {
     .option("--watch <path>", "trigger it when this path changes (repeatable)", collect)
     .option("--persist-path <dir>", "where its state is saved (resume it from there)")
     .action(async (opts: SpawnOptions, self: Command) => {
-      const d = await cli.client(self).daemons.spawn.mutate({
+      const d = await (await cli.client(self)).daemons.spawn.mutate({
         task: opts.task,
         name: opts.name,
         model: opts.model,
@@ -96,7 +96,7 @@ export function registerDaemon(program: Command, cli: Cli): void {
     .argument(DAEMON, DAEMON_HELP)
     .argument("<payload...>", "JSON, or text")
     .action(async (ref: string, payload: string[], opts: { json?: boolean }, self: Command) => {
-      const r = await cli.client(self).daemons.trigger.mutate({ id: ref, payload: payloadOf(payload.join(" ")) });
+      const r = await (await cli.client(self)).daemons.trigger.mutate({ id: ref, payload: payloadOf(payload.join(" ")) });
       if (opts.json) return cli.json(r);
       cli.print(`Queued as #${r.seq}`);
     });
@@ -113,7 +113,7 @@ export function registerDaemon(program: Command, cli: Cli): void {
       .description(description)
       .argument(DAEMON, name === "resume" ? "the daemon's id or name, or its root directory" : DAEMON_HELP)
       .action(async (ref: string, opts: { json?: boolean }, self: Command) => {
-        const d = await run(cli.client(self), ref);
+        const d = await run(await cli.client(self), ref);
         if (opts.json) return cli.json(d);
         cli.print(daemonLine(verb, d, cli));
       });
@@ -126,7 +126,7 @@ export function registerDaemon(program: Command, cli: Cli): void {
     .description("a daemon's state: status, queue, iterations, last result")
     .argument(DAEMON, DAEMON_HELP)
     .action(async (ref: string, opts: { json?: boolean }, self: Command) => {
-      const d = await cli.client(self).daemons.snapshot.query({ id: ref });
+      const d = await (await cli.client(self)).daemons.snapshot.query({ id: ref });
       if (opts.json) return cli.json(d);
       cli.print(describeDaemon(d));
     });
@@ -137,7 +137,7 @@ export function registerDaemon(program: Command, cli: Cli): void {
     .command("list")
     .description("daemons, with their status and queue (their models: yard daemon snapshot, or --json)")
     .action(async (opts: { json?: boolean }, self: Command) => {
-      const all = await cli.client(self).daemons.list.query();
+      const all = await (await cli.client(self)).daemons.list.query();
       if (opts.json) return cli.json(all);
       if (all.length === 0) return cli.print('No daemons. Spawn one with: yard daemon spawn --task "..." --model mock/echo');
       const { style } = cli;
@@ -162,7 +162,7 @@ export function registerDaemon(program: Command, cli: Cli): void {
     .description("delete a daemon and its queue")
     .argument(DAEMON, DAEMON_HELP)
     .action(async (ref: string, opts: { json?: boolean }, self: Command) => {
-      const r = await cli.client(self).daemons.delete.mutate({ id: ref });
+      const r = await (await cli.client(self)).daemons.delete.mutate({ id: ref });
       if (opts.json) return cli.json(r);
       cli.print(`Deleted ${ref}`);
     });

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
-import { REPO_ROOT } from "../../paths";
-import { runDoctor, type Check, type DoctorReport } from "../doctor";
+import type { Check, DoctorReport } from "../doctor";
 import { plural, type Style } from "../io";
 import { CLI_VERSION } from "../version";
 import { examples, jsonOption, type Cli } from "./common";
@@ -40,7 +39,9 @@ export function registerDoctor(program: Command, cli: Cli): void {
     .command("doctor")
     .description("check what Switchyard needs (Node, git, agent CLIs and their keys, data dir, port...) and how to fix each")
     .action(async (opts: { json?: boolean }, self: Command) => {
-      const { url, token } = cli.connection(self);
+      const { url, token } = await cli.connection(self);
+      // loaded here, not with every command: the checks read the config (zod) and the providers
+      const [{ runDoctor }, { REPO_ROOT }] = await Promise.all([import("../doctor"), import("../../paths")]);
       const report = await runDoctor({
         env: cli.io.env,
         repoRoot: REPO_ROOT,

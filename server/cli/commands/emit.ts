@@ -7,7 +7,7 @@ export function registerEmit(program: Command, cli: Cli): void {
     .description("put a note on the event bus")
     .argument("<message...>", "the note")
     .action(async (words: string[], opts: { json?: boolean }, self: Command) => {
-      const { id } = await cli.client(self).events.emit.mutate({ message: words.join(" ") });
+      const { id } = await (await cli.client(self)).events.emit.mutate({ message: words.join(" ") });
       if (opts.json) return cli.json({ id });
       cli.print(`emitted event ${id}`);
     });

@@ -23,7 +23,7 @@ export function registerEvents(program: Command, cli: Cli): void {
     .option("--agent <agent>", "only this agent's events (id or alias)")
     .option("--daemon <daemon>", "only this daemon's events (id or name)")
     .action(async (opts: { after?: string; run?: string; agent?: string; daemon?: string; json?: boolean }, self: Command) => {
-      const client = cli.client(self);
+      const client = await cli.client(self);
       const scope = opts.run ? { kind: "run" as const, id: opts.run } : opts.agent ? { kind: "agent" as const, id: opts.agent } : opts.daemon ? { kind: "daemon" as const, id: opts.daemon } : undefined;
       await new Promise<void>((resolve, reject) => {
         const sub = client.events.onEvent.subscribe(

@@ -7,7 +7,7 @@ export function registerHealth(program: Command, cli: Cli): void {
     .command("health")
     .description("is the server up? (exit 1 when it cannot be reached)")
     .action(async (opts: { json?: boolean }, self: Command) => {
-      const h = await cli.client(self).health.query();
+      const h = await (await cli.client(self)).health.query();
       if (opts.json) return cli.json(h);
       const { green } = cli.style;
       cli.print(`${green(h.status)}: ${cli.url} up ${duration(h.uptime)}, ${plural(h.activeRuns, "active run")}, ${plural(h.connectedClients, "connected client")}`);

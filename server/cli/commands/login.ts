@@ -6,7 +6,7 @@ export function registerLogin(program: Command, cli: Cli): void {
     .command("login")
     .description("print a one-time dashboard login link (servers with a token)")
     .action(async (opts: { json?: boolean }, self: Command) => {
-      const { link } = await cli.client(self).auth.loginLink.mutate();
+      const { link } = await (await cli.client(self)).auth.loginLink.mutate();
       if (opts.json) return cli.json({ link });
       cli.print(link);
     });

@@ -157,7 +157,7 @@ export function registerRun(program: Command, cli: Cli): void {
     .option("--cwd <dir>", "the run's working directory (default: this one)")
     .option("--json", "print the run's events as JSON lines (no prompt: requests wait for the dashboard)")
     .action(async (strategyPath: string, opts: RunOptions, self: Command) => {
-      const client = cli.client(self);
+      const client = await cli.client(self);
       const prepared = await client.runs.prepare.mutate({ strategyPath, cwd: opts.cwd ?? process.cwd(), modelOverride: opts.model });
       const { lastId } = await client.events.count.query({});
       const following = followRun(client, prepared.runId, lastId, cli.io.stdout, opts.json);
@@ -175,7 +175,7 @@ export function registerRun(program: Command, cli: Cli): void {
     .option("--cwd <dir>", "a new working directory")
     .option("--json", "print the run's events as JSON lines (no prompt)")
     .action(async (runId: string, opts: RunOptions & { input: string }, self: Command) => {
-      const client = cli.client(self);
+      const client = await cli.client(self);
       await client.runs.prepare.mutate({ runId, modelOverride: opts.model, cwd: opts.cwd });
       const { lastId } = await client.events.count.query({});
       const following = followRun(client, runId, lastId, cli.io.stdout, opts.json);
@@ -189,7 +189,7 @@ export function registerRun(program: Command, cli: Cli): void {
     .description("list runs, newest first (their directories: --json)")
     .option("--cwd <dir>", "only the runs of this directory")
     .action(async (opts: { cwd?: string; json?: boolean }, self: Command) => {
-      const list = await cli.client(self).runs.list.query({ cwd: opts.cwd });
+      const list = await (await cli.client(self)).runs.list.query({ cwd: opts.cwd });
       if (opts.json) return cli.json(list);
       if (list.length === 0) return cli.print("No runs yet. Start one with: yard run <strategy>");
       const { style } = cli;

@@ -1,26 +1,40 @@
 import { useEffect, useMemo, useRef, useState } from "react";
-import type { AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
+import type { AgentStreamEvent } from "../../../shared/agents";
 import { Button } from "../components/Button";
 import { plural } from "../lib/format";
 import { trpc } from "../trpc";
 import { toolNamesOf, toolResultLabel } from "./tool-names";
+import { HEAD_LINES, type LogHead } from "./useAgentLogHead";
 import { VirtualLog } from "./VirtualLog";
 
-const PAGE = 300;
+const PAGE = HEAD_LINES;
 /** Up to this many lines the log is rendered rich (wrapping, expandable); beyond, virtualized rows. */
 export const RICH_LIMIT = 1000;
 
 /**
- * An agent's log rendered from normalized events: the last page first, earlier pages on demand,
- * then live lines from `agents.onOutput`, resumed from the event id taken before the first page
- * (nothing falls between the page and the stream; lines are de-duplicated by number).
+ * An agent's log rendered from normalized events: the last page first (`head`, fetched by the
+ * page as it mounts: useAgentLogHead), earlier pages on demand, then live lines from
+ * `agents.onOutput`, resumed from the event id taken before the first page (nothing falls between
+ * the page and the stream; lines are de-duplicated by number).
  */
-export function AgentLog({ agentId, live }: { agentId: string; live: boolean }) {
+export function AgentLog({ agentId, live, head }: { agentId: string; live: boolean; head: LogHead | undefined }) {
+  if (head?.state === "loaded") return <LoadedLog agentId={agentId} live={live} head={head} />;
+  return (
+    <section className="mt-6">
+      <h2 className="text-sm font-semibold text-zinc-800 dark:text-zinc-200">Output</h2>
+      <div data-testid="agent-log" className="mt-2 rounded-xl border border-zinc-200 bg-zinc-50 p-3 font-mono text-[13px] text-zinc-500 dark:border-zinc-800 dark:bg-zinc-950">
+        {head?.state === "error" ? <span role="alert" className="text-red-600 dark:text-red-400">Cannot load the log: {head.message}</span> : "Loading…"}
+      </div>
+    </section>
+  );
+}
+
+function LoadedLog({ agentId, live, head }: { agentId: string; live: boolean; head: Extract<LogHead, { state: "loaded" }> }) {
   const utils = trpc.useUtils();
-  const [cursor, setCursor] = useState<number | null>(null);
-  const [lines, setLines] = useState<Map<number, AgentOutputLine>>(new Map());
-  const [first, setFirst] = useState(0);
-  const [total, setTotal] = useState(0);
+  const [cursor] = useState(head.cursor);
+  const [lines, setLines] = useState(() => new Map(head.lines.map((l) => [l.line, l])));
+  const [first, setFirst] = useState(head.fromLine);
+  const [total, setTotal] = useState(head.totalLines);
   const [raw, setRaw] = useState(false);
   const bottom = useRef<HTMLDivElement>(null);
   const [follow, setFollow] = useState(true);
@@ -28,24 +42,9 @@ export function AgentLog({ agentId, live }: { agentId: string; live: boolean }) 
   const virtualRef = useRef(virtual);
   virtualRef.current = virtual;
 
-  useEffect(() => {
-    let cancelled = false;
-    void (async () => {
-      const info = await utils.system.info.fetch();
-      const page = await utils.agents.output.fetch({ agentId, limit: PAGE });
-      if (cancelled) return;
-      setLines(new Map(page.lines.map((l) => [l.line, l])));
-      setFirst(page.fromLine);
-      setTotal(page.totalLines);
-      setCursor(info.lastEventId);
-    })();
-    return () => void (cancelled = true);
-  }, [agentId, utils]);
-
   trpc.agents.onOutput.useSubscription(
-    { agentId, lastEventId: cursor === null ? null : String(cursor) },
+    { agentId, lastEventId: String(cursor) },
     {
-      enabled: cursor !== null,
       onData: ({ data }) => {
         if (data.lines.length === 0) return;
         const end = Math.max(...data.lines.map((l) => l.line + 1));
@@ -91,7 +90,7 @@ export function AgentLog({ agentId, live }: { agentId: string; live: boolean }) 
         </div>
       </div>
       {virtual ? (
-        <VirtualLog agentId={agentId} total={total} follow={follow} setFollow={setFollow} />
+        <VirtualLog agentId={agentId} total={total} follow={follow} setFollow={setFollow} head={sorted} />
       ) : (
       <div data-testid="agent-log" className="mt-2 max-h-[60vh] overflow-y-auto rounded-xl border border-zinc-200 bg-zinc-50 p-3 font-mono text-[13px] leading-relaxed dark:border-zinc-800 dark:bg-zinc-950">
         {first > 0 && (

@@ -17,6 +17,7 @@ import { AgentLog } from "./AgentLog";
 import { ApprovalForm } from "./ApprovalForm";
 import { MergedBadge } from "./MergedBadge";
 import { AgentStatusBadge } from "./AgentStatusBadge";
+import { useAgentLogHead } from "./useAgentLogHead";
 import { useAgentsLiveRefresh } from "./useAgentsLiveRefresh";
 
 const LIVE = new Set(["starting", "running"]);
@@ -25,6 +26,8 @@ export function AgentPage({ id }: { id: string }) {
   const utils = trpc.useUtils();
   const agent = trpc.agents.get.useQuery({ agentId: id });
   const approvals = trpc.agents.approvals.useQuery({ agentId: id, status: "pending" });
+  // asked now, beside the agent itself: the log's first screen does not wait for the page around it
+  const logHead = useAgentLogHead(id);
   // `id` may be the alias (/agents/<alias>): events carry the canonical id
   useAgentsLiveRefresh(() => {
     void utils.agents.get.invalidate({ agentId: id });
@@ -88,7 +91,7 @@ export function AgentPage({ id }: { id: string }) {
       <MessageForm agent={a} />
       {a.workspaceKind === "worktree" && <AgentChanges agentId={a.id} live={LIVE.has(a.status)} version={a.updatedAt} worktreeRemoved={a.workspaceRemoved} merge={a.merge} />}
       <AgentConversations agentId={a.id} version={a.updatedAt} />
-      <AgentLog agentId={a.id} live={LIVE.has(a.status)} />
+      <AgentLog agentId={a.id} live={LIVE.has(a.status)} head={logHead} />
     </>
   );
 }

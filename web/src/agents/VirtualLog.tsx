@@ -1,15 +1,18 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import type { AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
 import { Button, fieldClass } from "../components/Button";
 import { errorMessage } from "../lib/errors";
 import { trpc } from "../trpc";
 import { EventView } from "./AgentLog";
+import { BLOCK, blockOf, blocksToAsk, LogPages, runsOf } from "./log-pages";
 import { toolNamesOf, toolResultLabel } from "./tool-names";
 
 const ROW = 22;
-const PAGE = 200;
-const OVERSCAN = 40;
-const MAX_PAGES = 60;
+/** Rows rendered past each edge of the view. */
+const OVERSCAN = 12;
+/** Blocks of lines kept (12,000 lines). */
+const MAX_BLOCKS = 60;
 /**
  * Browsers composite in 32-bit floats: scroll offsets of tens of millions of pixels misplace rows
  * by a pixel or two. Past this height, scroll positions map onto line positions by a scale.
@@ -47,79 +50,148 @@ function summary(events: AgentStreamEvent[], toolNames: ReadonlyMap<string, stri
     .slice(0, 400);
 }
 
+/** A line's row text, made once per line (a tool call's input can be large) and again when the tool names change. */
+const summaries = new WeakMap<AgentOutputLine, { names: number; text: string }>();
+function rowText(line: AgentOutputLine, toolNames: ReadonlyMap<string, string>, names: number): string {
+  const known = summaries.get(line);
+  if (known?.names === names) return known.text;
+  const text = summary(line.events, toolNames);
+  summaries.set(line, { names, text });
+  return text;
+}
+
+/** Blocks are fetched ahead of a moving reader: as many lines as it moves in this many frames. */
+const AHEAD_FRAMES = 20;
+/** A move farther than this many lines is a jump (Start, End, Go to line), not a pace to read ahead at. */
+const JUMP = 5_000;
+/** After this long without a scroll the reader is at rest (the margin rows come back). */
+const REST_MS = 150;
+
+/** The box's scroll position and height; `pace`: lines moved by the last scroll (0 at rest). */
+type View = { top: number; height: number; pace: number };
+
 /**
- * A log of any length: fixed-height rows, only the visible ones (plus a margin) in the DOM, pages
- * of 200 lines fetched from the server as they scroll into view and kept in a small cache.
+ * A log of any length: fixed-height rows, only the visible ones (plus a margin at rest) in the
+ * DOM, blocks of 200 lines fetched as they come near the view and ahead of it in the direction it
+ * moves, kept in a small cache (log-pages.ts). It opens on the lines the log opened with (`head`),
+ * at its end when following: the first screen needs no request.
  */
-export function VirtualLog({ agentId, total, follow, setFollow }: { agentId: string; total: number; follow: boolean; setFollow: (f: boolean) => void }) {
+export function VirtualLog({ agentId, total, follow, setFollow, head }: { agentId: string; total: number; follow: boolean; setFollow: (f: boolean) => void; head: readonly AgentOutputLine[] }) {
   const utils = trpc.useUtils();
   const box = useRef<HTMLDivElement>(null);
-  const pages = useRef(new Map<number, AgentOutputLine[]>());
-  /** Tool names by call id, from every page loaded so far (a result's call may be on an earlier page). */
-  const toolNames = useRef(new Map<string, string>());
-  const loading = useRef(new Set<number>());
-  const [, setTick] = useState(0);
-  const [view, setView] = useState({ top: 0, height: 600 });
+  const [pages] = useState(() => {
+    const p = new LogPages(MAX_BLOCKS);
+    p.seed(head, total);
+    return p;
+  });
+  /** Tool names by call id, from every block loaded so far (a result's call may be in an earlier one); `names` counts its changes. */
+  const [toolNames] = useState(() => toolNamesOf(head));
+  const [names, setNames] = useState(toolNames.size);
+  /** Counts the blocks that arrived for the rows in the DOM. */
+  const [arrived, setArrived] = useState(0);
+  const full = total * ROW;
+  const spacer = Math.min(full, MAX_PX);
+  // the box is 60vh: the first render is already at the end when following (the layout effect below makes it exact)
+  const [view, setView] = useState<View>(() => {
+    const height = Math.round(window.innerHeight * 0.6);
+    return { top: follow ? Math.max(0, spacer - height) : 0, height, pace: 0 };
+  });
   const [open, setOpen] = useState<AgentOutputLine | null>(null);
   const [goto, setGoto] = useState("");
 
-  const full = total * ROW;
-  const spacer = Math.min(full, MAX_PX);
   const scale = full > MAX_PX ? (full - view.height) / Math.max(1, spacer - view.height) : 1;
   const virtualTop = view.top * scale;
-  const first = Math.max(0, Math.floor(virtualTop / ROW) - OVERSCAN);
-  const last = Math.min(total, Math.ceil((virtualTop + view.height) / ROW) + OVERSCAN);
+  // a reader moving a screen or more a frame never sees the margin rows: they are left out
+  const overscan = Math.abs(view.pace) * ROW >= view.height ? 0 : OVERSCAN;
+  const first = Math.max(0, Math.floor(virtualTop / ROW) - overscan);
+  const last = Math.min(total, Math.ceil((virtualTop + view.height) / ROW) + overscan);
   const blockTop = view.top + (first * ROW - virtualTop);
+  const latest = useRef({ view, scale, first, last });
+  latest.current = { view, scale, first, last };
 
-  const load = useCallback(
-    (page: number) => {
-      if (pages.current.has(page) || loading.current.has(page)) return;
-      loading.current.add(page);
-      void utils.agents.output
-        .fetch({ agentId, fromLine: page * PAGE, limit: PAGE })
-        .then((r) => {
-          pages.current.set(page, r.lines);
-          toolNamesOf(r.lines, toolNames.current);
-          if (pages.current.size > MAX_PAGES) pages.current.delete(pages.current.keys().next().value!);
-          setTick((t) => t + 1);
-        })
-        .finally(() => loading.current.delete(page));
+  const fetchBlocks = useCallback(
+    (blocks: number[]) => {
+      // asked in one tick: one HTTP request (tRPC batches the calls), a call per run of blocks
+      for (const { from, count } of runsOf(blocks)) {
+        for (let b = from; b < from + count; b++) pages.asked(b);
+        utils.client.agents.output.query({ agentId, fromLine: from * BLOCK, limit: count * BLOCK }).then(
+          (r) => {
+            const { first: f, last: l } = latest.current;
+            for (let b = from; b < from + count; b++) pages.answered(b, r.lines.slice((b - from) * BLOCK, (b - from + 1) * BLOCK), blockOf((f + l) >> 1));
+            const known = toolNames.size;
+            toolNamesOf(r.lines, toolNames);
+            if (toolNames.size !== known) setNames(toolNames.size);
+            // rendered again only when the rows in the DOM get lines
+            if (from <= blockOf(Math.max(f, l - 1)) && from + count > blockOf(f)) setArrived((n) => n + 1);
+          },
+          () => {
+            for (let b = from; b < from + count; b++) pages.answered(b, undefined, 0);
+          },
+        );
+      }
     },
-    [agentId, utils],
+    [agentId, utils, pages, toolNames],
   );
 
-  // the last page grows while the agent writes: drop it so it is fetched again
-  const lastPage = Math.floor(Math.max(0, total - 1) / PAGE);
+  // the last block grows while the agent writes: one that ended short is fetched again (also when
+  // it arrives short: `arrived`)
   useEffect(() => {
-    const cached = pages.current.get(lastPage);
-    if (cached && cached.length < Math.min(PAGE, total - lastPage * PAGE)) pages.current.delete(lastPage);
-  }, [total, lastPage]);
+    pages.grew(total);
+    const blocks = blockOf(Math.max(0, total - 1)) + 1;
+    const { now, later } = blocksToAsk(pages, { firstBlock: blockOf(first), lastBlock: blockOf(Math.max(first, last - 1)), blocks, pace: view.pace, aheadFrames: AHEAD_FRAMES });
+    if (now.length > 0) fetchBlocks(now);
+    if (later.length === 0) return;
+    // marked asked at once; sent a tick later, after tRPC has sent the first batch: a request of
+    // its own, so the rows in view do not wait for the lines ahead
+    for (const b of later) pages.asked(b);
+    let sent = false;
+    const timer = setTimeout(() => {
+      sent = true;
+      fetchBlocks(later);
+    });
+    return () => {
+      if (sent) return;
+      clearTimeout(timer);
+      for (const b of later) pages.answered(b, undefined, 0);
+    };
+  }, [first, last, total, view.pace, arrived, pages, fetchBlocks]);
 
-  useEffect(() => {
-    for (let p = Math.floor(first / PAGE); p <= Math.floor(Math.max(first, last - 1) / PAGE); p++) load(p);
-  }, [first, last, load, total]);
-
-  useEffect(() => {
+  // before the first paint: at the end when following, and the box's real height
+  useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
-    setView({ top: el.scrollTop, height: el.clientHeight });
-  }, []);
+    if (follow) el.scrollTop = spacer;
+    setView({ top: el.scrollTop, height: el.clientHeight, pace: 0 });
+  }, []); // once, on mount
 
   useEffect(() => {
     if (follow && box.current) box.current.scrollTop = spacer;
   }, [follow, total, spacer]);
 
-  const lineAt = (n: number): AgentOutputLine | undefined => pages.current.get(Math.floor(n / PAGE))?.[n - Math.floor(n / PAGE) * PAGE];
-  const rows = useMemo(() => {
-    const out: number[] = [];
-    for (let n = first; n < last; n++) out.push(n);
-    return out;
-  }, [first, last]);
+  const rest = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(rest.current), []);
+  const onScroll = (el: HTMLDivElement) => {
+    // read before the rows change: no layout is forced here
+    const top = el.scrollTop;
+    const height = el.clientHeight;
+    const atEnd = top + height >= el.scrollHeight - ROW * 2;
+    const { view: was, scale: s } = latest.current;
+    const moved = ((top - was.top) * s) / ROW;
+    // the rows move in this frame, before it is painted (an update left to React's scheduler
+    // lands after the paint: a frame of rows scrolled out of view)
+    flushSync(() => setView({ top, height, pace: Math.abs(moved) > JUMP ? 0 : moved }));
+    if (atEnd !== follow) setFollow(atEnd);
+    clearTimeout(rest.current);
+    rest.current = setTimeout(() => setView((v) => (v.pace === 0 ? v : { ...v, pace: 0 })), REST_MS);
+  };
 
   const jump = (line: number) => {
     setFollow(false);
     if (box.current) box.current.scrollTop = (Math.max(0, line) * ROW) / scale;
   };
+
+  const rows: number[] = [];
+  for (let n = first; n < last; n++) rows.push(n);
 
   return (
     <div>
@@ -142,33 +214,18 @@ export function VirtualLog({ agentId, total, follow, setFollow }: { agentId: str
         ref={box}
         data-testid="agent-log"
         data-virtual="true"
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          setView({ top: el.scrollTop, height: el.clientHeight });
-          const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW * 2;
-          if (atEnd !== follow) setFollow(atEnd);
-        }}
+        onScroll={(e) => onScroll(e.currentTarget)}
+        // the rows' layout stays inside the box
+        style={{ contain: "strict" }}
         className="relative mt-2 h-[60vh] overflow-y-auto rounded-xl border border-zinc-200 bg-zinc-50 font-mono text-[13px] dark:border-zinc-800 dark:bg-zinc-950"
       >
         <div style={{ height: spacer }} />
         {/* one block moved to the first row: row positions stay exact far down a huge log */}
-        <div style={{ position: "absolute", top: blockTop, left: 0, right: 0 }}>
-          {rows.map((n) => {
-            const l = lineAt(n);
-            return (
-              <div
-                key={n}
-                data-testid="agent-log-line"
-                data-line={n}
-                onClick={() => l && setOpen(l)}
-                style={{ height: ROW }}
-                className="flex cursor-pointer gap-3 truncate px-3 leading-[22px] hover:bg-zinc-100 dark:hover:bg-zinc-900"
-              >
-                <span className="w-20 shrink-0 text-right text-zinc-400 tabular-nums">{n}</span>
-                <span className="truncate text-zinc-800 dark:text-zinc-200">{l ? summary(l.events, toolNames.current) : "…"}</span>
-              </div>
-            );
-          })}
+        <div style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${blockTop}px)` }}>
+          {/* keyed by position: scrolling gives the rows new lines, it does not replace them */}
+          {rows.map((n) => (
+            <Row key={n - first} n={n} line={pages.line(n)} toolNames={toolNames} names={names} onOpen={setOpen} />
+          ))}
         </div>
       </div>
       {open && (
@@ -177,13 +234,29 @@ export function VirtualLog({ agentId, total, follow, setFollow }: { agentId: str
             <span>line {open.line} · session {open.session} · {open.bytes.toLocaleString()} bytes</span>
             <button type="button" onClick={() => setOpen(null)} className="hover:underline">close</button>
           </div>
-          {open.events.map((e, i) => <EventView key={i} e={e} toolNames={toolNames.current} />)}
+          {open.events.map((e, i) => <EventView key={i} e={e} toolNames={toolNames} />)}
           <RawLine agentId={agentId} line={open.line} />
         </div>
       )}
     </div>
   );
 }
+
+/** One row: rendered again when it shows another line, its line arrives or the tool names change (`names`). */
+const Row = memo(function Row({ n, line, toolNames, names, onOpen }: { n: number; line: AgentOutputLine | undefined; toolNames: ReadonlyMap<string, string>; names: number; onOpen: (l: AgentOutputLine) => void }) {
+  return (
+    <div
+      data-testid="agent-log-line"
+      data-line={n}
+      onClick={() => line && onOpen(line)}
+      style={{ height: ROW }}
+      className="flex cursor-pointer gap-3 truncate px-3 leading-[22px] hover:bg-zinc-100 dark:hover:bg-zinc-900"
+    >
+      <span className="w-20 shrink-0 text-right text-zinc-400 tabular-nums">{n}</span>
+      <span className="truncate text-zinc-800 dark:text-zinc-200">{line ? rowText(line, toolNames, names) : "…"}</span>
+    </div>
+  );
+});
 
 /** The line as the CLI printed it, fetched only when asked for (a line can be megabytes). */
 function RawLine({ agentId, line }: { agentId: string; line: number }) {
