@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: unit + integration (vitest), then e2e (Playwright in Debian's Chromium).
+// `npm test`: unit + integration (vitest; the integration files again on PostgreSQL:
+// integration-pg), then e2e (Playwright in Debian's Chromium).
 // Prints each stage's duration and ends with one plain line: "N passed, N failed".
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -42,7 +43,7 @@ const add = (c) => {
   totals.skipped += c.skipped ?? 0;
 };
 
-for (const project of ["unit", "integration"]) {
+for (const project of ["unit", "integration", "integration-pg"]) {
   if (!want(project)) continue;
   const out = join(results, `${project}.json`);
   const status = run(project, bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`]);

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { isLoopbackHost, secretsOf, type Config } from "./config";
 import type { Db } from "./db/client";
-import { openPgStore } from "./db/pg/pg-store";
+import { PgStore, openPgStore } from "./db/pg/pg-store";
+import { RetentionPruner, retentionLimits } from "./db/retention-pruner";
 import { SqliteStore, openSqliteStore } from "./db/sqlite-store";
 import type { Store } from "./db/store";
 import { EventBus } from "./events/bus";
@@ -80,20 +81,30 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   const store: Store = config.databaseUrl
     ? await openPgStore({ url: config.databaseUrl })
     : openSqliteStore({ path: config.dbPath, migrationsDir: config.migrationsDir, durability: config.durability });
+  if (store instanceof PgStore && config.databaseUrl) {
+    try {
+      await store.holdAsSoleServer(config.databaseUrl);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
   const sqliteDb = () => {
     if (store instanceof SqliteStore) return store.db;
     throw new Error("This server runs on PostgreSQL (SWITCHYARD_DATABASE_URL): there is no SQLite connection");
   };
-  const db = store instanceof SqliteStore ? store.db : (undefined as unknown as Db);
   const bus = new EventBus(store.events);
   await bus.open();
+  // SWITCHYARD_RETENTION_*: old events and agent output pruned periodically (off when unset)
+  const limits = retentionLimits(config);
+  const pruner = limits ? new RetentionPruner({ store, log, limits }) : undefined;
 
   let boundPort = config.port;
   let sseClients = 0;
   // eslint-disable-next-line prefer-const -- the accounts service needs the agents service, built next
   let agents: AgentsService;
   const accounts = new AccountsService({
-    db,
+    store,
     bus,
     log,
     home: config.home,
@@ -105,7 +116,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   });
   const localHost = new LocalAgentHost({ home: config.home });
   const host = deps.agentHost === "loopback" ? loopbackHost(localHost) : localHost;
-  agents = new AgentsService({ db, bus, log, config, accounts, host, serverUrl: () => server.url() });
+  agents = new AgentsService({ store, bus, log, config, accounts, host, serverUrl: () => server.url() });
   const guard = createGuard({
     boundHost: config.host,
     port: () => boundPort,
@@ -132,7 +143,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   });
 
   const daemons = new DaemonsService({
-    db,
+    store,
     bus,
     log,
     home: config.home,
@@ -157,7 +168,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     daemons,
     agents,
     accounts,
-    conversations: new ConversationsService(db, bus, agents),
+    conversations: new ConversationsService(store, bus, agents),
     redact,
     startedAt: Date.now(),
     version: VERSION,
@@ -238,6 +249,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
       // after listen: a dead agent's completion may resume it, and it must reach us
       const agentsRecovered = await agents.recover();
       if (agentsRecovered.reattached.length + agentsRecovered.finished.length > 0) log.info(agentsRecovered, "agents recovered after a restart");
+      pruner?.start();
       await bus.publish("server.started", {
         version: VERSION,
         pid: process.pid,
@@ -261,6 +273,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
         } catch {
           // the bus may already be closed
         }
+        await pruner?.stop();
         await runs.shutdown();
         await daemons.shutdown();
         await agents.shutdown();

@@ -34,3 +34,23 @@ describe("SWITCHYARD_DATABASE_URL", () => {
     expect(config.dbPath).toBe("/tmp/yard-home/switchyard.db");
   });
 });
+
+describe("SWITCHYARD_RETENTION_*", () => {
+  it("is off by default: nothing is pruned", () => {
+    const config = loadConfig({});
+    expect([config.retentionDays, config.retentionMaxEvents, config.retentionMaxOutputMb]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("reads days, an event count and megabytes of agent output", () => {
+    const config = loadConfig({ SWITCHYARD_RETENTION_DAYS: "30", SWITCHYARD_RETENTION_MAX_EVENTS: "1000000", SWITCHYARD_RETENTION_MAX_OUTPUT_MB: "512.5" });
+    expect([config.retentionDays, config.retentionMaxEvents, config.retentionMaxOutputMb]).toEqual([30, 1_000_000, 512.5]);
+  });
+
+  it("names the variable and what it expects on a bad value", () => {
+    expect(() => loadConfig({ SWITCHYARD_RETENTION_DAYS: "a month" })).toThrow(/SWITCHYARD_RETENTION_DAYS: expected a number of days, e\.g\. 30/);
+    expect(() => loadConfig({ SWITCHYARD_RETENTION_DAYS: "0" })).toThrow(/SWITCHYARD_RETENTION_DAYS: expected a number of days above 0/);
+    expect(() => loadConfig({ SWITCHYARD_RETENTION_MAX_EVENTS: "1e3.5" })).toThrow(/SWITCHYARD_RETENTION_MAX_EVENTS: expected a whole number of events/);
+    expect(() => loadConfig({ SWITCHYARD_RETENTION_MAX_EVENTS: "0" })).toThrow(/SWITCHYARD_RETENTION_MAX_EVENTS: expected at least 1 event/);
+    expect(() => loadConfig({ SWITCHYARD_RETENTION_MAX_OUTPUT_MB: "-5" })).toThrow(/SWITCHYARD_RETENTION_MAX_OUTPUT_MB: expected a number of megabytes above 0/);
+  });
+});

@@ -104,6 +104,12 @@ const ConfigSchema = z.object({
   durability: z.enum(["normal", "full"]).default("normal"),
   /** run_command of strategy agents: "auto" runs what the deny-list lets through without asking; "ask" asks a human for every command. */
   runCommand: z.enum(["auto", "ask"], { error: 'expected "auto" or "ask"' }).default("auto"),
+  /** Retention (all three unset: off, nothing is deleted): events and agent output older than this many days are pruned hourly. */
+  retentionDays: z.preprocess(emptyToUndefined, z.coerce.number({ error: "expected a number of days, e.g. 30" }).positive("expected a number of days above 0, e.g. 30").optional()),
+  /** Retention: the newest this many events are kept, older ones pruned hourly. */
+  retentionMaxEvents: z.preprocess(emptyToUndefined, z.coerce.number({ error: "expected a whole number of events, e.g. 1000000" }).int("expected a whole number of events, e.g. 1000000").min(1, "expected at least 1 event").optional()),
+  /** Retention: agent output beyond the newest this many megabytes is pruned hourly (whole agents, oldest first). */
+  retentionMaxOutputMb: z.preprocess(emptyToUndefined, z.coerce.number({ error: "expected a number of megabytes, e.g. 2048" }).positive("expected a number of megabytes above 0, e.g. 2048").optional()),
 });
 
 export type Config = z.infer<typeof ConfigSchema> & {
@@ -144,6 +150,9 @@ export const ENV_VARS = {
   agentAutocommit: "SWITCHYARD_AGENT_AUTOCOMMIT",
   modelPrices: "SWITCHYARD_MODEL_PRICES",
   runCommand: "SWITCHYARD_RUN_COMMAND",
+  retentionDays: "SWITCHYARD_RETENTION_DAYS",
+  retentionMaxEvents: "SWITCHYARD_RETENTION_MAX_EVENTS",
+  retentionMaxOutputMb: "SWITCHYARD_RETENTION_MAX_OUTPUT_MB",
 } as const satisfies Record<keyof z.infer<typeof ConfigSchema>, string>;
 
 export class ConfigError extends Error {

@@ -1,6 +1,12 @@
 import { createServer, StartupError } from "./app";
 import { ConfigError, loadConfig, type Config } from "./config";
 import { SchemaNewerError } from "./db/client";
+import { DatabaseSchemaNewer, DatabaseUnreachable, DatabaseUrlInvalid } from "./db/pg/errors";
+import { DatabaseInUse } from "./db/pg/pg-store";
+import { redactDatabaseUrl } from "./db/pg/url";
+
+/** Start failures that are the user's to fix: the message, exit 2, no stack. */
+const EXPLAINED = [StartupError, ConfigError, SchemaNewerError, DatabaseUnreachable, DatabaseSchemaNewer, DatabaseUrlInvalid, DatabaseInUse];
 
 /**
  * The only impure entry: read config, open the store, listen, and stop gracefully on SIGINT or
@@ -21,8 +27,8 @@ export async function main(overrides: Partial<Record<"host" | "port", unknown>> 
   try {
     server = await createServer({ config });
   } catch (err) {
-    if (err instanceof StartupError || err instanceof ConfigError || err instanceof SchemaNewerError) {
-      process.stderr.write(`switchyard: ${err.message}\n`);
+    if (EXPLAINED.some((kind) => err instanceof kind)) {
+      process.stderr.write(`switchyard: ${(err as Error).message}\n`);
       process.exit(2);
     }
     throw err;
@@ -40,7 +46,8 @@ export async function main(overrides: Partial<Record<"host" | "port", unknown>> 
   process.stdout.write(
     `\n  Switchyard ${server.services.version} is running\n` +
       `  Dashboard: ${link}${config.token ? "   (one-time login link)" : ""}\n` +
-      `  Data:      ${config.home}\n\n`,
+      `  Data:      ${config.home}\n` +
+      (config.databaseUrl ? `  Store:     PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}\n\n` : "\n"),
   );
 
   let signals = 0;

@@ -1,16 +1,17 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, or, type SQL } from "drizzle-orm";
 import { AddAccountInput, type AccountInfo, type AccountProvider } from "../../shared/accounts";
 import type { EventPayload, EventType } from "../../shared/events";
 import { uuidv7 } from "../daemons/uuidv7";
-import type { Db } from "../db/client";
+import { first, type Store } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
-import { accounts } from "./accounts.sql";
+import type { accounts } from "./accounts.sql";
 import { accountProviders, accountSupportOf } from "../agents/providers";
 import { materialize, refreshOAuth, rotatedTokens, type Credentials, type Materialized, type OAuthEndpoint } from "./credentials";
+import { ExhaustionTimer, type FreedAccount } from "./exhaustion-timer";
 import { Sealer } from "./sealing";
 
 export type AccountRow = typeof accounts.$inferSelect;
@@ -23,7 +24,7 @@ export interface AcquiredAccount extends Materialized {
 }
 
 export interface AccountsServiceOptions {
-  db: Db;
+  store: Store;
   bus: EventBus;
   log: Logger;
   home: string;
@@ -34,11 +35,13 @@ export interface AccountsServiceOptions {
   /** Every secret becomes a redaction target of logs and errors. */
   addSecret(secret: string): void;
   /** How many live agents use an account (for the list and for a safe remove). */
-  activeAgentsOf(accountId: string): number;
+  activeAgentsOf(accountId: string): number | Promise<number>;
 }
 
 /** A token this close to its expiry is renewed before a spawn. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
+
+const usableAt = (r: AccountRow, now: number) => !r.invalidReason && (r.exhaustedUntil === null || r.exhaustedUntil <= now);
 
 /**
  * Provider accounts: stored sealed, each with its own CLI config dir; least-recently-used
@@ -47,39 +50,69 @@ const REFRESH_MARGIN_MS = 5 * 60_000;
  */
 export class AccountsService {
   private readonly sealer: Sealer;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly timer: ExhaustionTimer;
   private readonly listeners = new Set<(provider: AccountProvider) => void>();
   /** One refresh at a time per account. */
   private readonly refreshing = new Map<string, Promise<void>>();
+  /** The stored secrets registered for redaction and the first timer set (started by the constructor). */
+  private readonly ready: Promise<void>;
 
   constructor(private readonly opts: AccountsServiceOptions) {
     this.sealer = new Sealer(opts.home, opts.secretKey);
-    for (const row of this.rows()) {
-      try {
-        opts.addSecret(this.sealer.open(row.secret));
-        if (row.refreshToken) opts.addSecret(this.sealer.open(row.refreshToken));
-      } catch {
-        // a key that does not open it: reported when the account is used
+    this.timer = new ExhaustionTimer(opts.store, opts.log, (account) => this.freed(account));
+    this.ready = this.load();
+  }
+
+  /** Every stored secret becomes a redaction target; exhaustions that passed while stopped end now. */
+  private async load(): Promise<void> {
+    try {
+      for (const row of await this.rows()) {
+        try {
+          this.opts.addSecret(this.sealer.open(row.secret));
+          if (row.refreshToken) this.opts.addSecret(this.sealer.open(row.refreshToken));
+        } catch {
+          // a key that does not open it: reported when the account is used
+        }
       }
+    } catch (err) {
+      this.opts.log.warn({ err }, "stored accounts not read");
     }
-    this.schedule();
+    await this.timer.schedule();
   }
 
-  private rows(): AccountRow[] {
-    return this.opts.db.select().from(accounts).all();
+  private get t() {
+    return this.opts.store.t;
   }
 
-  private row(idOrLabel: string): AccountRow {
-    const row = this.rows().find((r) => r.id === idOrLabel || r.label === idOrLabel);
+  private rows(where?: SQL): Promise<AccountRow[]> {
+    const { accounts } = this.t;
+    const q = this.opts.store.read.select().from(accounts);
+    return where ? q.where(where) : q;
+  }
+
+  private async find(idOrLabel: string): Promise<AccountRow | undefined> {
+    const { accounts } = this.t;
+    const rows = await this.rows(or(eq(accounts.id, idOrLabel), eq(accounts.label, idOrLabel)));
+    return rows.find((r) => r.id === idOrLabel) ?? rows[0];
+  }
+
+  private async row(idOrLabel: string): Promise<AccountRow> {
+    const row = await this.find(idOrLabel);
     if (!row) throw new DomainError("ACCOUNT_NOT_FOUND", `No account "${idOrLabel}" (see yard account list)`, { kind: "NOT_FOUND" });
     return row;
   }
 
-  private update(id: string, patch: Partial<AccountRow>): void {
-    this.opts.db.update(accounts).set({ ...patch, updatedAt: Date.now() }).where(eq(accounts.id, id)).run();
+  private async update(id: string, patch: Partial<AccountRow>): Promise<void> {
+    const { accounts } = this.t;
+    await this.opts.store.tx(async (tx) => {
+      await tx
+        .update(accounts)
+        .set({ ...patch, updatedAt: Date.now() })
+        .where(eq(accounts.id, id));
+    });
   }
 
-  private info(row: AccountRow, now = Date.now()): AccountInfo {
+  private async info(row: AccountRow, now = Date.now()): Promise<AccountInfo> {
     const exhausted = row.exhaustedUntil !== null && row.exhaustedUntil > now;
     const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
     return {
@@ -95,75 +128,84 @@ export class AccountsService {
       expiresAt: iso(row.expiresAt),
       lastUsedAt: iso(row.lastUsedAt),
       createdAt: new Date(row.createdAt).toISOString(),
-      activeAgents: this.opts.activeAgentsOf(row.id),
+      activeAgents: await this.opts.activeAgentsOf(row.id),
     };
   }
 
-  list(filter: { provider?: AccountProvider } = {}): AccountInfo[] {
+  async list(filter: { provider?: AccountProvider } = {}): Promise<AccountInfo[]> {
     const now = Date.now();
-    return this.rows()
-      .filter((r) => !filter.provider || r.provider === filter.provider)
-      .sort((a, b) => a.createdAt - b.createdAt)
-      .map((r) => this.info(r, now));
+    const rows = await this.rows(filter.provider ? eq(this.t.accounts.provider, filter.provider) : undefined);
+    return Promise.all(rows.sort((a, b) => a.createdAt - b.createdAt).map((r) => this.info(r, now)));
   }
 
-  get(idOrLabel: string): AccountInfo {
-    return this.info(this.row(idOrLabel));
+  async get(idOrLabel: string): Promise<AccountInfo> {
+    return this.info(await this.row(idOrLabel));
   }
 
   /** Whether agents of this provider run on registered accounts (else on the server's own env). */
-  has(provider: string): boolean {
-    return this.rows().some((r) => r.provider === provider);
+  async has(provider: string): Promise<boolean> {
+    const { accounts } = this.t;
+    const hit = await first(this.opts.store.read.select({ id: accounts.id }).from(accounts).where(eq(accounts.provider, provider)).limit(1));
+    return hit !== undefined;
   }
 
   async add(raw: AddAccountInput): Promise<AccountInfo> {
     const input = AddAccountInput.parse(raw);
     checkSupported(input.provider, input.kind);
-    const existing = this.rows();
-    const label = input.label ?? input.email ?? nextLabel(input.provider, existing);
-    if (existing.some((r) => r.label === label)) throw new DomainError("ACCOUNT_EXISTS", `An account labelled "${label}" exists: pick another --label`, { kind: "CONFLICT" });
-    const secrets = existing.map((r) => this.tryOpen(r.secret));
-    if (secrets.includes(input.secret)) throw new DomainError("ACCOUNT_EXISTS", "That credential is already registered under another label", { kind: "CONFLICT" });
     const id = `acct_${uuidv7()}`;
     const now = Date.now();
     const expiresAt = input.expiresAt === undefined ? null : typeof input.expiresAt === "number" ? input.expiresAt : Date.parse(input.expiresAt);
-    this.opts.addSecret(input.secret);
-    if (input.refreshToken) this.opts.addSecret(input.refreshToken);
-    this.opts.db
-      .insert(accounts)
-      .values({
-        id,
-        provider: input.provider,
-        label,
-        email: input.email ?? null,
-        kind: input.kind,
-        secret: this.sealer.seal(input.secret),
-        refreshToken: input.refreshToken ? this.sealer.seal(input.refreshToken) : null,
-        secretHint: `…${input.secret.slice(-4)}`,
-        expiresAt,
-        configDir: join(this.opts.home, "accounts", id),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
+    const sealed = { secret: this.sealer.seal(input.secret), refreshToken: input.refreshToken ? this.sealer.seal(input.refreshToken) : null };
+    const { accounts } = this.t;
+    // the checks and the insert in one transaction: two adds at once cannot both pass them
+    const label = await this.opts.store.tx(async (tx) => {
+      const existing = await tx.select().from(accounts);
+      const label = input.label ?? input.email ?? nextLabel(input.provider, existing);
+      if (existing.some((r) => r.label === label)) throw labelTaken(label);
+      if (existing.some((r) => this.tryOpen(r.secret) === input.secret)) throw new DomainError("ACCOUNT_EXISTS", "That credential is already registered under another label", { kind: "CONFLICT" });
+      this.opts.addSecret(input.secret);
+      if (input.refreshToken) this.opts.addSecret(input.refreshToken);
+      const stored = await tx
+        .insert(accounts)
+        .values({
+          id,
+          provider: input.provider,
+          label,
+          email: input.email ?? null,
+          kind: input.kind,
+          ...sealed,
+          secretHint: `…${input.secret.slice(-4)}`,
+          expiresAt,
+          configDir: join(this.opts.home, "accounts", id),
+          createdAt: now,
+          updatedAt: now,
+        })
+        // another server added the label meanwhile (the unique index decides)
+        .onConflictDoNothing()
+        .returning({ id: accounts.id });
+      if (stored.length === 0) throw labelTaken(label);
+      return label;
+    });
     await this.publish("account.added", { accountId: id, provider: input.provider, label });
     this.notify(input.provider);
     return this.get(id);
   }
 
   async remove(idOrLabel: string, opts: { force?: boolean } = {}): Promise<void> {
-    const row = this.row(idOrLabel);
-    const active = this.opts.activeAgentsOf(row.id);
+    const row = await this.row(idOrLabel);
+    const active = await this.opts.activeAgentsOf(row.id);
     if (active > 0 && !opts.force) throw new DomainError("ACCOUNT_IN_USE", `${active} running agent(s) use "${row.label}": stop them first, or remove with force`, { kind: "CONFLICT" });
-    this.opts.db.delete(accounts).where(eq(accounts.id, row.id)).run();
+    const { accounts } = this.t;
+    const removed = await this.opts.store.tx((tx) => tx.delete(accounts).where(eq(accounts.id, row.id)).returning({ id: accounts.id }));
+    if (removed.length === 0) throw new DomainError("ACCOUNT_NOT_FOUND", `No account "${idOrLabel}" (see yard account list)`, { kind: "NOT_FOUND" });
     rmSync(row.configDir, { recursive: true, force: true });
     await this.publish("account.removed", { accountId: row.id, label: row.label });
   }
 
   /** Make an exhausted or invalid account selectable again now (a human knows better). */
   async reset(idOrLabel: string): Promise<AccountInfo> {
-    const row = this.row(idOrLabel);
-    this.update(row.id, { exhaustedUntil: null, exhaustedReason: null, invalidReason: null });
+    const row = await this.row(idOrLabel);
+    await this.update(row.id, { exhaustedUntil: null, exhaustedReason: null, invalidReason: null });
     await this.publish("account.available", { accountId: row.id, label: row.label });
     this.notify(row.provider);
     return this.get(row.id);
@@ -175,17 +217,18 @@ export class AccountsService {
    * when every account of the provider is exhausted or invalid.
    */
   async acquire(provider: string, opts: { prefer?: string | null } = {}): Promise<AcquiredAccount | null> {
+    await this.ready;
     for (;;) {
       const now = Date.now();
-      const usable = this.rows()
-        .filter((r) => r.provider === provider && !r.invalidReason && (r.exhaustedUntil === null || r.exhaustedUntil <= now))
+      const usable = (await this.rows(eq(this.t.accounts.provider, provider)))
+        .filter((r) => usableAt(r, now))
         .sort((a, b) => (a.lastUsedAt ?? 0) - (b.lastUsedAt ?? 0) || a.createdAt - b.createdAt);
       const row = usable.find((r) => r.id === opts.prefer || r.label === opts.prefer) ?? usable[0];
       if (!row) return null;
       try {
         const creds = await this.credentials(row);
         const m = await materialize(row.configDir, creds);
-        this.update(row.id, { lastUsedAt: now });
+        await this.update(row.id, { lastUsedAt: now });
         return { id: row.id, label: row.label, configDir: row.configDir, ...m };
       } catch (err) {
         await this.markInvalid(row, err instanceof Error ? err.message : String(err));
@@ -217,7 +260,7 @@ export class AccountsService {
     const rotated = await rotatedTokens(row.provider, row.configDir, { expiresAt: row.expiresAt });
     if (rotated) {
       creds = { ...creds, secret: rotated.accessToken, refreshToken: rotated.refreshToken ?? creds.refreshToken, expiresAt: rotated.expiresAt };
-      this.store(row.id, creds);
+      await this.keep(row.id, creds);
     }
     if (creds.expiresAt === null || creds.expiresAt - Date.now() > REFRESH_MARGIN_MS) return creds;
     if (!creds.refreshToken) {
@@ -226,12 +269,12 @@ export class AccountsService {
     const pending = this.refreshing.get(row.id);
     if (pending) {
       await pending;
-      return this.credentials(this.row(row.id));
+      return this.credentials(await this.row(row.id));
     }
     const refreshToken = creds.refreshToken;
-    const job = refreshOAuth(this.opts.claudeOAuth, refreshToken).then((fresh) => {
+    const job = refreshOAuth(this.opts.claudeOAuth, refreshToken).then(async (fresh) => {
       creds = { ...creds, secret: fresh.accessToken, refreshToken: fresh.refreshToken, expiresAt: fresh.expiresAt };
-      this.store(row.id, creds);
+      await this.keep(row.id, creds);
       this.opts.log.info({ accountId: row.id, label: row.label }, "account OAuth token refreshed");
     });
     this.refreshing.set(row.id, job);
@@ -243,10 +286,11 @@ export class AccountsService {
     return creds;
   }
 
-  private store(id: string, c: Credentials): void {
+  /** Store renewed credentials, sealed. */
+  private async keep(id: string, c: Credentials): Promise<void> {
     this.opts.addSecret(c.secret);
     if (c.refreshToken) this.opts.addSecret(c.refreshToken);
-    this.update(id, {
+    await this.update(id, {
       secret: this.sealer.seal(c.secret),
       refreshToken: c.refreshToken ? this.sealer.seal(c.refreshToken) : null,
       secretHint: `…${c.secret.slice(-4)}`,
@@ -256,44 +300,46 @@ export class AccountsService {
 
   private async markInvalid(row: AccountRow, reason: string): Promise<void> {
     const text = `Account "${row.label}" cannot be used: ${reason}`;
-    this.update(row.id, { invalidReason: text });
+    await this.update(row.id, { invalidReason: text });
     this.opts.log.warn({ accountId: row.id, label: row.label }, text);
     await this.publish("account.invalid", { accountId: row.id, label: row.label, reason: text.slice(0, 2000) });
   }
 
   /** A usage limit: skipped until `until` (the announced reset, else now + the cooldown). */
   async markExhausted(accountId: string, until: number | null, reason: string): Promise<{ until: number } | null> {
-    const row = this.rows().find((r) => r.id === accountId);
-    if (!row) return null;
+    const { accounts } = this.t;
     const at = until !== null && until > Date.now() ? until : Date.now() + this.opts.cooldownMs;
-    this.update(row.id, { exhaustedUntil: at, exhaustedReason: reason.slice(0, 2000) });
+    const set = { exhaustedUntil: at, exhaustedReason: reason.slice(0, 2000), updatedAt: Date.now() };
+    const [row] = await this.opts.store.tx((tx) => tx.update(accounts).set(set).where(eq(accounts.id, accountId)).returning({ id: accounts.id, label: accounts.label }));
+    if (!row) return null;
     await this.publish("account.exhausted", { accountId: row.id, label: row.label, until: new Date(at).toISOString(), reason: reason.slice(0, 2000) });
-    this.schedule();
+    await this.timer.schedule();
     return { until: at };
   }
 
   /** The earliest time an exhausted account of the provider frees up, when one will. */
-  nextFreeAt(provider: string): number | null {
-    const times = this.rows()
-      .filter((r) => r.provider === provider && !r.invalidReason && r.exhaustedUntil !== null)
-      .map((r) => r.exhaustedUntil as number);
+  async nextFreeAt(provider: string): Promise<number | null> {
+    const times = (await this.rows(eq(this.t.accounts.provider, provider))).filter((r) => !r.invalidReason && r.exhaustedUntil !== null).map((r) => r.exhaustedUntil as number);
     return times.length > 0 ? Math.min(...times) : null;
   }
 
   /** How many accounts of the provider could take a run now, leaving out `except`. */
-  usableCount(provider: string, except?: string): number {
+  async usableCount(provider: string, except?: string): Promise<number> {
     const now = Date.now();
-    return this.rows().filter((r) => r.provider === provider && r.id !== except && !r.invalidReason && (r.exhaustedUntil === null || r.exhaustedUntil <= now)).length;
+    return (await this.rows(eq(this.t.accounts.provider, provider))).filter((r) => r.id !== except && usableAt(r, now)).length;
   }
 
   /** Every account's label by id (one read for a whole list of agents). */
-  labels(): Map<string, string> {
-    return new Map(this.rows().map((r) => [r.id, r.label]));
+  async labels(): Promise<Map<string, string>> {
+    const { accounts } = this.t;
+    const rows = await this.opts.store.read.select({ id: accounts.id, label: accounts.label }).from(accounts);
+    return new Map(rows.map((r) => [r.id, r.label]));
   }
 
-  label(accountId: string | null): string | null {
+  async label(accountId: string | null): Promise<string | null> {
     if (!accountId) return null;
-    return this.rows().find((r) => r.id === accountId)?.label ?? null;
+    const { accounts } = this.t;
+    return (await first(this.opts.store.read.select({ label: accounts.label }).from(accounts).where(eq(accounts.id, accountId))))?.label ?? null;
   }
 
   /** Called when an account of a provider becomes usable (added, reset, or its limit passed). */
@@ -306,27 +352,16 @@ export class AccountsService {
     for (const l of this.listeners) l(provider);
   }
 
-  /** One timer, at the earliest exhaustion end. */
-  private schedule(): void {
-    clearTimeout(this.timer);
-    const now = Date.now();
-    const pending = this.rows().filter((r) => r.exhaustedUntil !== null);
-    for (const r of pending.filter((p) => (p.exhaustedUntil as number) <= now)) {
-      this.update(r.id, { exhaustedUntil: null, exhaustedReason: null });
-      void this.publish("account.available", { accountId: r.id, label: r.label });
-      this.notify(r.provider);
-    }
-    const next = pending.map((r) => r.exhaustedUntil as number).filter((t) => t > now);
-    if (next.length === 0) return;
-    // setTimeout holds at most ~24.8 days; a later reset is re-checked then
-    const delay = Math.min(Math.min(...next) - now + 50, 2 ** 31 - 1);
-    this.timer = setTimeout(() => this.schedule(), delay);
-    this.timer.unref();
+  /** An account whose limit passed: announced once (by the server that freed it), heard by every listener. */
+  private freed(account: FreedAccount): void {
+    if (account.announced) void this.publish("account.available", { accountId: account.id, label: account.label });
+    this.notify(account.provider);
   }
 
-  close(): void {
-    clearTimeout(this.timer);
+  /** Stops the timer; resolves once a pass under way is over. */
+  close(): Promise<void> {
     this.listeners.clear();
+    return this.timer.close();
   }
 
   private async publish<T extends EventType>(type: T, payload: EventPayload<T>): Promise<void> {
@@ -345,6 +380,10 @@ function checkSupported(provider: string, kind: AccountRow["kind"]): void {
     throw new DomainError("ACCOUNT_PROVIDER_UNSUPPORTED", `provider: "${provider}" agents cannot run on accounts; expected one of ${accountProviders().join(", ")}`);
   }
   if (!support.kinds.includes(kind)) throw new DomainError("ACCOUNT_KIND_UNSUPPORTED", `kind: ${provider} accounts are ${support.kindsText}, not ${kind}`);
+}
+
+function labelTaken(label: string): DomainError<"ACCOUNT_EXISTS"> {
+  return new DomainError("ACCOUNT_EXISTS", `An account labelled "${label}" exists: pick another --label`, { kind: "CONFLICT" });
 }
 
 function nextLabel(provider: string, rows: AccountRow[]): string {

@@ -4,9 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { closeDb, openDb, type Db } from "../db/client";
+import { openSqliteStore, type SqliteStore } from "../db/sqlite-store";
 import { EventBus } from "../events/bus";
-import { EventStore } from "../events/event-store";
 import { createLogger } from "../log";
 import { AccountsService } from "./accounts.service";
 import { Sealer } from "./sealing";
@@ -14,14 +13,14 @@ import { Sealer } from "./sealing";
 const migrationsDir = resolve(import.meta.dirname, "..", "..", "drizzle");
 
 let home: string;
-let db: Db;
+let store: SqliteStore;
 let bus: EventBus;
 let secrets: string[];
 let service: AccountsService;
 
 function newService(overrides: { tokenUrl?: string; cooldownMs?: number } = {}): AccountsService {
   return new AccountsService({
-    db,
+    store,
     bus,
     log: createLogger({ level: "silent", redact: (s) => s }),
     home,
@@ -34,14 +33,15 @@ function newService(overrides: { tokenUrl?: string; cooldownMs?: number } = {}):
 
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), "switchyard-accounts-"));
-  db = openDb({ path: ":memory:", migrationsDir });
-  bus = new EventBus(new EventStore(db));
+  store = openSqliteStore({ path: ":memory:", migrationsDir });
+  bus = new EventBus(store.events);
   secrets = [];
   service = newService();
 });
-afterEach(() => {
-  service.close();
-  closeDb(db);
+afterEach(async () => {
+  await service.close();
+  bus.close();
+  await store.close();
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -58,8 +58,8 @@ describe("accounts", () => {
     expect((await service.acquire("claude", { prefer: "b" }))?.id).toBe(a.id);
     await service.markExhausted(a.id, null, "limit");
     expect(await service.acquire("claude")).toBeNull();
-    expect(service.usableCount("claude")).toBe(0);
-    expect(service.nextFreeAt("claude")).toBeGreaterThan(Date.now());
+    expect(await service.usableCount("claude")).toBe(0);
+    expect(await service.nextFreeAt("claude")).toBeGreaterThan(Date.now());
     expect(secrets).toEqual(expect.arrayContaining(["key-aaaa-1111", "key-bbbb-2222"]));
   });
 
@@ -68,7 +68,7 @@ describe("accounts", () => {
     const got = await service.acquire("claude");
     expect(got?.env).toEqual({ ANTHROPIC_API_KEY: "sk-ant-abcdef-9999" });
     expect(got?.unset).toEqual(expect.arrayContaining(["CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"]));
-    expect(service.get("k")).toMatchObject({ secretHint: "…9999", status: "available", kind: "api-key" });
+    expect(await service.get("k")).toMatchObject({ secretHint: "…9999", status: "available", kind: "api-key" });
   });
 
   it("a setup token is written as .credentials.json {claudeAiOauth:{accessToken}} with onboarding complete", async () => {
@@ -81,7 +81,7 @@ describe("accounts", () => {
     const state = JSON.parse(readFileSync(join(got!.configDir, ".claude.json"), "utf8"));
     expect(state).toMatchObject({ hasCompletedOnboarding: true, oauthAccount: { emailAddress: "dev@example.com" } });
     expect(got!.unset).toContain("ANTHROPIC_API_KEY");
-    expect(service.get("dev@example.com").label).toBe("dev@example.com");
+    expect((await service.get("dev@example.com")).label).toBe("dev@example.com");
   });
 
   it("refreshes an OAuth token close to expiry before handing it out, and keeps the new one", async () => {
@@ -97,7 +97,7 @@ describe("accounts", () => {
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
-      service.close();
+      await service.close();
       service = newService({ tokenUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/oauth/token` });
       await service.add({ provider: "claude", kind: "oauth", label: "o", secret: "access-old-0001", refreshToken: "refresh-old-0001", expiresAt: Date.now() + 60_000 });
       const got = await service.acquire("claude");
@@ -120,7 +120,7 @@ describe("accounts", () => {
     const got = await service.acquire("claude");
     writeFileSync(join(got!.configDir, ".credentials.json"), JSON.stringify({ claudeAiOauth: { accessToken: "access-rotated-02", refreshToken: "refresh-rotated-02", expiresAt: expiresAt + 3600_000 } }));
     await service.acquire("claude");
-    expect(service.get("r")).toMatchObject({ secretHint: "…d-02", expiresAt: new Date(expiresAt + 3600_000).toISOString() });
+    expect(await service.get("r")).toMatchObject({ secretHint: "…d-02", expiresAt: new Date(expiresAt + 3600_000).toISOString() });
   });
 
   it("an expired OAuth token without a refresh token marks the account invalid with a clear reason", async () => {
@@ -128,11 +128,11 @@ describe("accounts", () => {
     await service.add({ provider: "claude", label: "spare", secret: "key-spare-0000" });
     const got = await service.acquire("claude", { prefer: "old" });
     expect(got?.label).toBe("spare");
-    const old = service.get("old");
+    const old = await service.get("old");
     expect(old.status).toBe("invalid");
     expect(old.statusReason).toMatch(/expired at .* and there is no refresh token: log in again/);
     await service.reset("old");
-    expect(service.get("old").status).toBe("available");
+    expect((await service.get("old")).status).toBe("available");
   });
 
   it("frees an exhausted account when its time passes and tells listeners", async () => {
@@ -140,9 +140,9 @@ describe("accounts", () => {
     const freed: string[] = [];
     service.onAvailable((p) => freed.push(p));
     await service.markExhausted(a.id, Date.now() + 300, "limit");
-    expect(service.get("a").status).toBe("exhausted");
+    expect((await service.get("a")).status).toBe("exhausted");
     await new Promise((r) => setTimeout(r, 600));
-    expect(service.get("a").status).toBe("available");
+    expect((await service.get("a")).status).toBe("available");
     expect(freed).toEqual(["claude"]);
   });
 
@@ -157,7 +157,7 @@ describe("accounts", () => {
 
   it("takes accounts for any provider whose adapter says it can: the fake agent's are Claude's (CLAUDE_CONFIG_DIR)", async () => {
     await service.add({ provider: "fake", kind: "setup-token", label: "f", secret: "fake-setup-token-01" });
-    expect(service.list({ provider: "fake" }).map((a) => a.label)).toEqual(["f"]);
+    expect((await service.list({ provider: "fake" })).map((a) => a.label)).toEqual(["f"]);
     expect(await service.acquire("claude")).toBeNull();
     const got = await service.acquire("fake");
     expect(got?.env).toEqual({ CLAUDE_CODE_OAUTH_TOKEN: "fake-setup-token-01" });
@@ -168,7 +168,7 @@ describe("accounts", () => {
     await expect(service.add({ provider: "gemini", secret: "key-gemini-0001" })).rejects.toThrow(/^provider: "gemini" agents cannot run on accounts; expected one of claude, codex, fake$/);
     await expect(service.add({ provider: "nope", secret: "key-nope-00001" })).rejects.toThrow(/provider: "nope" agents cannot run on accounts/);
     await expect(service.add({ provider: "codex", kind: "oauth", secret: "token-1234567" })).rejects.toThrow(/^kind: codex accounts are API keys \(OPENAI_API_KEY\), not oauth$/);
-    expect(service.list()).toEqual([]);
+    expect(await service.list()).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentInfo } from "../../shared/agents";
 import { startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
+import { storeContents, TEST_STORE } from "../testing/server-harness";
 import { fakeAgentPrompt } from "../testing/fake-agent";
 import { fakeReply, type FakeReplyInput, type RecordedRequest } from "../testing/fake-model";
 
@@ -184,6 +185,12 @@ describe("account credentials on disk", () => {
     const listed = await w.t.client.accounts.get.query({ account: "canary" });
     expect(JSON.stringify(listed)).not.toContain(secret);
     expect(listed.secretHint).toBe(`…${secret.slice(-4)}`);
+    if (TEST_STORE === "postgres") {
+      const stored = await storeContents(w.t.home);
+      expect(stored).toContain("canary");
+      expect(stored).not.toContain(secret);
+      return;
+    }
     w.t.server.db.$client.pragma("wal_checkpoint(TRUNCATE)");
     for (const file of ["switchyard.db", "switchyard.db-wal"]) {
       const path = join(w.t.home, file);

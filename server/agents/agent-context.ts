@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { EventPayload, EventType } from "../../shared/events";
 import type { AccountsService } from "../accounts/accounts.service";
 import type { Config } from "../config";
+import type { RowWrite } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
@@ -36,8 +37,8 @@ export interface AgentContext {
   env: NodeJS.ProcessEnv;
   /** True once the server shuts down: nothing new starts. */
   closed(): boolean;
-  /** Publish an agent's event (with `write`: in the same transaction); dropped quietly after shutdown. */
-  publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>, write?: () => void): Promise<void>;
+  /** Publish an agent's event (with `write`: in the same transaction, through its `tx`); dropped quietly after shutdown. */
+  publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>, write?: RowWrite): Promise<void>;
 }
 
 /** The agent's folder on its host: session output files, the listen file, its CLI's config. */

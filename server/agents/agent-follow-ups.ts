@@ -20,7 +20,7 @@ export class AgentFollowUps {
   /** Answer the agent's pending questions: it resumes on the same session in the same worktree. Returns its id. */
   async answer(id: string, answers: Record<string, string>): Promise<string> {
     await this.workspaces.landed(id);
-    const row = this.ctx.records.get(id);
+    const row = await this.ctx.records.get(id);
     if (row.status !== "waiting_for_input") {
       throw new DomainError("AGENT_NOT_WAITING", `Agent ${row.alias} is ${row.status}, not waiting for answers`, { kind: "CONFLICT" });
     }
@@ -51,16 +51,16 @@ export class AgentFollowUps {
   }
 
   private async messageOnce(id: string, text: string): Promise<"now" | "queued"> {
-    let row = this.ctx.records.get(id);
+    let row = await this.ctx.records.get(id);
     if (!LIVE_STATUSES.includes(row.status)) {
       // a resume meets the worktree as the cleanup at idle leaves it, never half removed
       await this.workspaces.landed(id);
-      row = this.ctx.records.get(id);
+      row = await this.ctx.records.get(id);
     }
     if (LIVE_STATUSES.includes(row.status)) {
       const messageId = `msg_${uuidv7()}`;
-      const queued = this.ctx.messages.undelivered(row.id).length + 1;
-      await this.ctx.publish(row.id, "agent.message_queued", { messageId, text: text.slice(0, 2000), queued }, () => void this.ctx.messages.enqueueIfLive(row.id, text, messageId));
+      const queued = (await this.ctx.messages.undelivered(row.id)).length + 1;
+      await this.ctx.publish(row.id, "agent.message_queued", { messageId, text: text.slice(0, 2000), queued }, async (tx) => void (await this.ctx.messages.enqueueIfLive(tx, row.id, text, messageId)));
       return "queued";
     }
     if (row.status === "waiting_for_account") throw new DomainError("AGENT_WAITING_FOR_ACCOUNT", `Agent ${row.alias} waits for an account`, { kind: "CONFLICT" });

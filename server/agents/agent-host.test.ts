@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { closeDb, openDb } from "../db/client";
+import { openSqliteStore } from "../db/sqlite-store";
 import { DomainError } from "../errors";
 import type { AgentHost, SessionRef } from "./agent-host";
 import { AgentRecords } from "./agent-records";
@@ -115,21 +115,21 @@ describe("the session seam (AgentHost)", () => {
 });
 
 describe("the agents table's JSON columns", () => {
-  it("are typed and checked when read: a malformed value reads as its empty default", () => {
-    const db = openDb({ path: ":memory:", migrationsDir: resolve(import.meta.dirname, "..", "..", "drizzle") });
+  it("are typed and checked when read: a malformed value reads as its empty default", async () => {
+    const store = openSqliteStore({ path: ":memory:", migrationsDir: resolve(import.meta.dirname, "..", "..", "drizzle") });
     try {
-      const records = new AgentRecords(db);
+      const records = new AgentRecords(store);
       const now = Date.now();
-      records.insert({ id: "agent_j", alias: "j", provider: "fake", mode: "execute", permissionMode: "ask", prompt: "p", task: "t", workspacePath: "/w", workspaceKind: "worktree", configDir: "/c", createdAt: now, updatedAt: now });
-      records.update("agent_j", { pendingQuestions: [{ id: "q1", question: "why?" }], usageTotal: { inputTokens: 5, outputTokens: 7, costUsd: 0.5 } });
-      expect(records.get("agent_j")).toMatchObject({ pendingQuestions: [{ id: "q1", question: "why?" }], usageTotal: { inputTokens: 5, outputTokens: 7, costUsd: 0.5 } });
-      db.$client.prepare("UPDATE agents SET pending_questions = ?, usage_total = ?, usage_session = ? WHERE id = ?").run('[{"id":1}]', "not json", '{"inputTokens":3}', "agent_j");
-      const row = records.get("agent_j");
+      await records.insert({ id: "agent_j", alias: "j", provider: "fake", mode: "execute", permissionMode: "ask", prompt: "p", task: "t", workspacePath: "/w", workspaceKind: "worktree", configDir: "/c", createdAt: now, updatedAt: now });
+      await records.update("agent_j", { pendingQuestions: [{ id: "q1", question: "why?" }], usageTotal: { inputTokens: 5, outputTokens: 7, costUsd: 0.5 } });
+      expect(await records.get("agent_j")).toMatchObject({ pendingQuestions: [{ id: "q1", question: "why?" }], usageTotal: { inputTokens: 5, outputTokens: 7, costUsd: 0.5 } });
+      store.db.$client.prepare("UPDATE agents SET pending_questions = ?, usage_total = ?, usage_session = ? WHERE id = ?").run('[{"id":1}]', "not json", '{"inputTokens":3}', "agent_j");
+      const row = await records.get("agent_j");
       expect(row.pendingQuestions).toEqual([]);
       expect(row.usageTotal).toEqual({ inputTokens: 0, outputTokens: 0 });
       expect(row.usageSession).toEqual({ inputTokens: 3, outputTokens: 0 });
     } finally {
-      closeDb(db);
+      await store.close();
     }
   });
 });

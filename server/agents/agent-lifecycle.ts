@@ -1,6 +1,7 @@
 import type { AgentStatus } from "../../shared/statuses";
 import type { EventPayload, EventType } from "../../shared/events";
 import { DomainError } from "../errors";
+import type { TxDb } from "../db/store";
 import type { EventBus } from "../events/bus";
 import type { AgentPatch, AgentRecords, AgentRow } from "./agent-records";
 
@@ -8,9 +9,10 @@ import type { AgentPatch, AgentRecords, AgentRow } from "./agent-records";
  * The one door for an agent's status (STYLE.md 6). Every move is `transition(id, move, ...)`: the
  * table below says from which statuses a move is allowed and where it leads; the row (status,
  * version + 1, whatever else the move writes) is a compare-and-set on the version the caller
- * read, written in the same SQLite transaction as the move's bus event (it joins the bus's group
- * commit). An illegal move is refused with AGENT_TRANSITION_INVALID, a stale version with
- * AGENT_VERSION_CONFLICT: two processes sharing the store cannot both move one agent.
+ * read (a conditional UPDATE ... RETURNING), written in the same transaction as the move's bus
+ * event, on SQLite as on PostgreSQL. An illegal move is refused with AGENT_TRANSITION_INVALID, a
+ * stale version with AGENT_VERSION_CONFLICT: two processes (or servers) sharing the store cannot
+ * both move one agent.
  */
 
 export type AgentMove = "queued" | "launched" | "account_awaited" | "finished" | "asked" | "crashed" | "stopped" | "interrupted";
@@ -61,10 +63,14 @@ export interface TransitionSpec<T extends EventType> {
   /** Other columns written with the status (never status or version). */
   patch?: AgentPatch;
   event: { type: T; payload: EventPayload<T> };
-  /** Runs inside the transaction before the row write: throw to refuse (nothing is written then). */
-  guard?: () => void;
-  /** Runs inside the transaction after the row write (e.g. mark follow-ups delivered). */
-  also?: () => void;
+  /**
+   * Runs inside the transaction, after the compare-and-set (which on PostgreSQL holds the agent's
+   * row until the transaction ends, so nothing moves the agent or queues to it meanwhile): throw
+   * to refuse, and nothing is written (the row write is rolled back with it). Reads through `tx`.
+   */
+  guard?: (tx: TxDb) => Promise<void>;
+  /** Runs inside the transaction after the guard (e.g. mark follow-ups delivered), writing through `tx`. */
+  also?: (tx: TxDb) => Promise<void>;
 }
 
 export class AgentLifecycle {
@@ -79,19 +85,21 @@ export class AgentLifecycle {
    * the guard's error or AGENT_VERSION_CONFLICT). Resolves with the row as written.
    */
   async transition<T extends EventType>(id: string, move: AgentMove, spec: TransitionSpec<T>): Promise<AgentRow> {
-    const row = this.records.get(id);
+    const row = await this.records.get(id);
     const expected = spec.expectedVersion ?? row.version;
     if (row.version !== expected) throw versionConflict(row, expected);
     const to = nextStatus(row.status, move);
     if (!to) throw invalidTransition(row, move);
-    await this.bus.publish(spec.event.type, spec.event.payload, { agentId: id }, {
-      write: () => {
-        spec.guard?.();
+    let written: AgentRow | null = null;
+    await this.bus.publish(spec.event.type, spec.event.payload, { agentId: row.id }, {
+      write: async (tx) => {
         // every status change bumps the version: an unchanged version means an unchanged status
-        if (!this.records.compareAndSet(id, expected, to, spec.patch ?? {})) throw versionConflict(row, expected);
-        spec.also?.();
+        written = await this.records.compareAndSet(tx, row.id, expected, to, spec.patch ?? {});
+        if (!written) throw versionConflict(row, expected);
+        await spec.guard?.(tx);
+        await spec.also?.(tx);
       },
     });
-    return this.records.get(id);
+    return written!;
   }
 }

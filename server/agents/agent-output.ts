@@ -1,6 +1,7 @@
-import type { Db } from "../db/client";
+import type { Store } from "../db/store";
 import { adapterOf, type AgentContext } from "./agent-context";
-import { AgentLogStore } from "./log-store";
+import { agentLogStoreOf } from "./log-storage";
+import type { AgentLogStorage } from "./log-store";
 import { ownLine, toOutputLines } from "./output-view";
 
 export interface OutputQuery {
@@ -10,18 +11,19 @@ export interface OutputQuery {
   maxFieldBytes?: number;
 }
 
+
 /**
  * Agents' output: lines persisted in order with their `agent.output` events, Switchyard's own
  * lines (notes, the user's messages), and pages of it parsed by the provider that wrote them.
  */
 export class AgentOutput {
-  readonly logs: AgentLogStore;
+  readonly logs: AgentLogStorage;
 
   constructor(
-    db: Db,
+    store: Store,
     private readonly ctx: Pick<AgentContext, "records" | "publish">,
   ) {
-    this.logs = new AgentLogStore(db);
+    this.logs = agentLogStoreOf(store);
   }
 
   /** Persist lines of a process run (up to `endOffset` of its output) and announce them. */
@@ -32,7 +34,7 @@ export class AgentOutput {
 
   /** A line of Switchyard's own in the agent's log: a note, or what a user said to it. */
   async note(agentId: string, session: number, kind: "user_message" | "note", text: string): Promise<void> {
-    await this.persist(agentId, session, [ownLine(kind, text)], this.ctx.records.get(agentId).outputOffset);
+    await this.persist(agentId, session, [ownLine(kind, text)], (await this.ctx.records.get(agentId)).outputOffset);
   }
 
   /** Lines of the workspace's setup command, before the agent's first session. */
@@ -46,30 +48,30 @@ export class AgentOutput {
   }
 
   /** A page of an agent's output: parsed events and/or raw lines, by line range (or the tail). */
-  page(idOrId: string, q: OutputQuery) {
+  async page(idOrId: string, q: OutputQuery) {
     // logs outlive a deleted agent: they stay readable by its id (parsed by the provider that wrote them)
-    const row = this.ctx.records.find(idOrId) ?? (this.logs.totalLines(idOrId) > 0 ? { id: idOrId, provider: this.logs.providerOf(idOrId) } : this.ctx.records.get(idOrId));
-    const total = this.logs.totalLines(row.id);
+    const row = (await this.ctx.records.find(idOrId)) ?? ((await this.logs.totalLines(idOrId)) > 0 ? { id: idOrId, provider: await this.logs.providerOf(idOrId) } : await this.ctx.records.get(idOrId));
+    const total = await this.logs.totalLines(row.id);
     const limit = Math.min(Math.max(q.limit, 1), 5000);
     const fromLine = q.fromLine ?? Math.max(0, total - limit);
-    const stored = this.logs.readLines(row.id, fromLine, limit);
+    const [stored, sessions] = await Promise.all([this.logs.readLines(row.id, fromLine, limit), this.logs.sessions(row.id)]);
     const lines = toOutputLines(stored, adapterOf(row.provider).createParser(), { format: q.format, maxFieldBytes: q.maxFieldBytes ?? 64 * 1024 });
-    return { agentId: row.id, totalLines: total, fromLine, lines, sessions: this.logs.sessions(row.id) };
+    return { agentId: row.id, totalLines: total, fromLine, lines, sessions };
   }
 
   /** The lines of one persisted chunk, parsed (what an `agent.output` event points at). */
-  chunk(agentId: string, chunkId: number, format: OutputQuery["format"] = "events") {
-    const chunk = this.logs.chunk(chunkId);
+  async chunk(agentId: string, chunkId: number, format: OutputQuery["format"] = "events") {
+    const chunk = await this.logs.chunk(chunkId);
     if (!chunk || chunk.agentId !== agentId) return [];
-    const provider = this.ctx.records.find(agentId)?.provider ?? this.logs.providerOf(agentId);
+    const provider = (await this.ctx.records.find(agentId))?.provider ?? (await this.logs.providerOf(agentId));
     const stored = chunk.lines.map((raw, i) => ({ line: chunk.firstLine + i, session: chunk.session, raw }));
     return toOutputLines(stored, adapterOf(provider).createParser(), { format, maxFieldBytes: 64 * 1024 });
   }
 
   /** What the agent said and which tools it called, from its last `lines` lines (a hand-over to a new session). */
-  transcript(agentId: string, lines = 400, maxChars = 12_000): string {
-    const total = this.logs.totalLines(agentId);
-    const page = this.page(agentId, { fromLine: Math.max(0, total - lines), limit: lines, format: "events" });
+  async transcript(agentId: string, lines = 400, maxChars = 12_000): Promise<string> {
+    const total = await this.logs.totalLines(agentId);
+    const page = await this.page(agentId, { fromLine: Math.max(0, total - lines), limit: lines, format: "events" });
     const notes: string[] = [];
     for (const line of page.lines) {
       for (const e of line.events) {
@@ -85,7 +87,7 @@ export class AgentOutput {
     this.logs.forget(agentId);
   }
 
-  flush(): void {
-    this.logs.flush();
+  flush(): Promise<void> {
+    return this.logs.flush();
   }
 }

@@ -1,10 +1,10 @@
-import { and, eq, or } from "drizzle-orm";
+import { and, count, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { AgentQuestion, AgentUsage, QueuedMessage, type AgentInfo, type AgentMerge, type SpawnAgentInput } from "../../shared/agents";
 import type { AgentStatus } from "../../shared/statuses";
-import type { Db } from "../db/client";
+import { first, type ReadDb, type Store, type TxDb } from "../db/store";
 import { DomainError } from "../errors";
-import { agents } from "./agents.sql";
+import type { agents } from "./agents.sql";
 
 type StoredRow = typeof agents.$inferSelect;
 type StoredInsert = typeof agents.$inferInsert;
@@ -126,15 +126,25 @@ export function toAgentInfo(row: AgentRow, pendingApprovals = 0, queuedMessages:
   };
 }
 
-/** Row access for the agents service: small synchronous statements (better-sqlite3). */
-export class AgentRecords {
-  constructor(private readonly db: Db) {}
+const notFound = (ref: string) => new DomainError("AGENT_NOT_FOUND", `No agent "${ref}"`, { kind: "NOT_FOUND" });
 
-  /** The row of a spawn, before its workspace exists. */
-  insertNew(a: { id: string; alias: string; provider: string; input: z.output<typeof SpawnAgentInput>; repo: string; workspacePath: string; configDir: string; accountId: string | null; parentAgentId: string | null }): void {
+/**
+ * Row access for the agents service, on either store (SQLite or PostgreSQL): reads through
+ * `store.read` (or the transaction a caller is in), writes in a transaction of their own, and the
+ * compare-and-set of `transition` inside the transaction of the move's event.
+ */
+export class AgentRecords {
+  constructor(private readonly store: Store) {}
+
+  private get t() {
+    return this.store.t.agents;
+  }
+
+  /** The row of a spawn, before its workspace exists; false when its alias (or id) is taken. */
+  async insertNew(a: { id: string; alias: string; provider: string; input: z.output<typeof SpawnAgentInput>; repo: string; workspacePath: string; configDir: string; accountId: string | null; parentAgentId: string | null }): Promise<boolean> {
     const now = Date.now();
     const { input } = a;
-    this.insert({
+    return this.insert({
       id: a.id,
       alias: a.alias,
       provider: a.provider,
@@ -158,21 +168,37 @@ export class AgentRecords {
     });
   }
 
-  /** A new agent: always `starting`, version 0 (every later status change is a transition). */
-  insert(row: Omit<StoredInsert, "status" | "version" | keyof JsonColumns>): void {
-    this.db.insert(agents).values({ ...row, status: "starting", version: 0 }).run();
+  /**
+   * A new agent: always `starting`, version 0 (every later status change is a transition). False
+   * when an agent with its id or alias exists (nothing written).
+   */
+  async insert(row: Omit<StoredInsert, "status" | "version" | keyof JsonColumns>): Promise<boolean> {
+    const stored = await this.store.tx((tx) =>
+      tx
+        .insert(this.t)
+        .values({ ...row, status: "starting", version: 0 })
+        .onConflictDoNothing()
+        .returning({ id: this.t.id }),
+    );
+    return stored.length === 1;
   }
 
-  find(id: string): AgentRow | undefined {
-    const row = this.db.select().from(agents).where(eq(agents.id, id)).get();
+  /** The row with this id (`db`: the transaction a caller is in, else the store's reads). */
+  async find(id: string, db: ReadDb = this.store.read): Promise<AgentRow | undefined> {
+    const row = await first(db.select().from(this.t).where(eq(this.t.id, id)));
     return row && fromStored(row);
   }
 
-  /** By id (one lookup) or else by alias through idOf; throws AGENT_NOT_FOUND. */
-  get(idOrAlias: string): AgentRow {
-    const row = this.find(idOrAlias) ?? this.find(this.idOf(idOrAlias));
-    if (!row) throw new DomainError("AGENT_NOT_FOUND", `No agent "${idOrAlias}"`, { kind: "NOT_FOUND" });
+  /** By id, or else by alias; throws AGENT_NOT_FOUND. */
+  async get(idOrAlias: string, db: ReadDb = this.store.read): Promise<AgentRow> {
+    const row = (await this.find(idOrAlias, db)) ?? (await this.findByAlias(idOrAlias, db));
+    if (!row) throw notFound(idOrAlias);
     return row;
+  }
+
+  private async findByAlias(alias: string, db: ReadDb): Promise<AgentRow | undefined> {
+    const row = await first(db.select().from(this.t).where(eq(this.t.alias, alias)));
+    return row && fromStored(row);
   }
 
   /**
@@ -180,52 +206,81 @@ export class AgentRecords {
    * Unknown: AGENT_NOT_FOUND, or with `lenient` the reference itself (filters over records that
    * outlive their agent: logs, approvals, conversations, events).
    */
-  idOf(idOrAlias: string, opts: { lenient?: boolean } = {}): string {
-    const hit = this.db.select({ id: agents.id }).from(agents).where(or(eq(agents.id, idOrAlias), eq(agents.alias, idOrAlias))).get();
+  async idOf(idOrAlias: string, opts: { lenient?: boolean } = {}): Promise<string> {
+    const byId = await first(this.store.read.select({ id: this.t.id }).from(this.t).where(eq(this.t.id, idOrAlias)));
+    const hit = byId ?? (await first(this.store.read.select({ id: this.t.id }).from(this.t).where(eq(this.t.alias, idOrAlias))));
     if (hit) return hit.id;
     if (opts.lenient) return idOrAlias;
-    throw new DomainError("AGENT_NOT_FOUND", `No agent "${idOrAlias}"`, { kind: "NOT_FOUND" });
+    throw notFound(idOrAlias);
   }
 
   /** The agents a parent spawned (its children). */
-  childrenOf(parentId: string): AgentRow[] {
-    return this.db.select().from(agents).where(eq(agents.parentAgentId, parentId)).all().map(fromStored);
+  async childrenOf(parentId: string): Promise<AgentRow[]> {
+    return (await this.store.read.select().from(this.t).where(eq(this.t.parentAgentId, parentId))).map(fromStored);
   }
 
   /** How deep in a tree: 0 for an agent no agent spawned, its parent's + 1 otherwise. */
-  depthOf(id: string): number {
+  async depthOf(id: string): Promise<number> {
     let depth = 0;
-    for (let row = this.find(id); row?.parentAgentId; row = this.find(row.parentAgentId)) depth++;
+    const parentOf = async (of: string) => (await first(this.store.read.select({ parent: this.t.parentAgentId }).from(this.t).where(eq(this.t.id, of))))?.parent ?? null;
+    for (let parent = await parentOf(id); parent; parent = await parentOf(parent)) depth++;
     return depth;
   }
 
-  aliasTaken(alias: string): boolean {
-    return this.db.select({ id: agents.id }).from(agents).where(eq(agents.alias, alias)).get() !== undefined;
+  async aliasTaken(alias: string): Promise<boolean> {
+    return (await first(this.store.read.select({ id: this.t.id }).from(this.t).where(eq(this.t.alias, alias)))) !== undefined;
   }
 
-  all(): AgentRow[] {
-    return this.db.select().from(agents).all().map(fromStored);
+  /** Every alias in use. */
+  async aliases(): Promise<Set<string>> {
+    return new Set((await this.store.read.select({ alias: this.t.alias }).from(this.t)).map((r) => r.alias));
+  }
+
+  async all(): Promise<AgentRow[]> {
+    return (await this.store.read.select().from(this.t)).map(fromStored);
+  }
+
+  /** How many agents on an account are in one of `statuses`. */
+  async countOnAccount(accountId: string, statuses: readonly AgentStatus[]): Promise<number> {
+    const [row] = await this.store.read
+      .select({ n: count() })
+      .from(this.t)
+      .where(and(eq(this.t.accountId, accountId), inArray(this.t.status, [...statuses])));
+    return row?.n ?? 0;
   }
 
   /**
-   * The compare-and-set behind `transition`: status, version + 1 and the patch, only while the
-   * row still has `expectedVersion`. False when it moved meanwhile (nothing written).
+   * The compare-and-set behind `transition`, in the transaction of the move's event: status,
+   * version + 1 and the patch, only while the row still has `expectedVersion` (one conditional
+   * UPDATE ... RETURNING). The row as written, or null when it moved meanwhile (nothing written).
+   * On PostgreSQL the row stays locked until that transaction ends: a concurrent write of the
+   * same agent waits for it, then sees the new version and status.
    */
-  compareAndSet(id: string, expectedVersion: number, status: AgentStatus, patch: AgentPatch): boolean {
-    const r = this.db
-      .update(agents)
+  async compareAndSet(tx: TxDb, id: string, expectedVersion: number, status: AgentStatus, patch: AgentPatch): Promise<AgentRow | null> {
+    const [row] = await tx
+      .update(this.t)
       .set({ ...toStored(patch), status, version: expectedVersion + 1, updatedAt: Date.now() })
-      .where(and(eq(agents.id, id), eq(agents.version, expectedVersion)))
-      .run();
-    return r.changes === 1;
+      .where(and(eq(this.t.id, id), eq(this.t.version, expectedVersion)))
+      .returning();
+    return row ? fromStored(row) : null;
   }
 
-  update(id: string, patch: AgentPatch): AgentRow {
-    this.db.update(agents).set({ ...toStored(patch), updatedAt: Date.now() }).where(eq(agents.id, id)).run();
-    return this.get(id);
+  /** Columns other than status and version; the row as written (AGENT_NOT_FOUND when it is gone). */
+  async update(id: string, patch: AgentPatch): Promise<AgentRow> {
+    const [row] = await this.store.tx((tx) =>
+      tx
+        .update(this.t)
+        .set({ ...toStored(patch), updatedAt: Date.now() })
+        .where(eq(this.t.id, id))
+        .returning(),
+    );
+    if (!row) throw notFound(id);
+    return fromStored(row);
   }
 
-  remove(id: string): void {
-    this.db.delete(agents).where(eq(agents.id, id)).run();
+  async remove(id: string): Promise<void> {
+    await this.store.tx(async (tx) => {
+      await tx.delete(this.t).where(eq(this.t.id, id));
+    });
   }
 }

@@ -1,5 +1,6 @@
 import type { EventPayload, EventType } from "../../shared/events";
 import type { AcquiredAccount } from "../accounts/accounts.service";
+import type { TxDb } from "../db/store";
 import { DomainError } from "../errors";
 import { REPO_ROOT } from "../paths";
 import { adapterOf, agentDir, type AgentContext } from "./agent-context";
@@ -40,6 +41,8 @@ export class AgentRunner {
   private readonly live = new Map<string, AgentSession>();
   /** Completion handling in progress, per agent (stop() waits for it). */
   private readonly finishing = new Map<string, Promise<void>>();
+  /** What live runs reported (session ids, usage) being written, per agent, in order. */
+  private readonly recording = new Map<string, Promise<void>>();
   /**
    * Worktree cleanups at idle, two at a time: each forks git a few times, and a hundred agents
    * finishing together would otherwise stall the event loop (and every live log) in one burst.
@@ -69,9 +72,9 @@ export class AgentRunner {
   }
 
   /** The id of a registered account of the provider, by label or id. */
-  accountFor(provider: string, labelOrId: string): string {
+  async accountFor(provider: string, labelOrId: string): Promise<string> {
     if (!this.ctx.accounts) throw new DomainError("ACCOUNT_NOT_FOUND", "This server has no accounts configured");
-    const account = this.ctx.accounts.get(labelOrId);
+    const account = await this.ctx.accounts.get(labelOrId);
     if (account.provider !== provider) throw new DomainError("ACCOUNT_PROVIDER_MISMATCH", `Account "${account.label}" is a ${account.provider} account, not ${provider}`);
     return account.id;
   }
@@ -119,20 +122,20 @@ export class AgentRunner {
     let prompt = how.prompt;
     let account: AcquiredAccount | null = null;
     const accounts = this.ctx.accounts;
-    if (accounts?.has(row.provider)) {
+    if (accounts && (await accounts.has(row.provider))) {
       account = await accounts.acquire(row.provider, { prefer: row.accountId });
       if (!account) {
         await this.waitForAccount(row, { prompt, resume, kind: how.kind }, how.reason);
         return null;
       }
       if (account.id !== row.accountId) {
-        const from = row.sessionNumber > 0 ? accounts.label(row.accountId) : null;
+        const from = row.sessionNumber > 0 ? await accounts.label(row.accountId) : null;
         const moved = row.sessionId ? await this.ctx.host.copySession({ provider: adapter.name, fromDir: row.configDir, toDir: account.configDir, sessionId: row.sessionId }) : 0;
         if (resume && moved === 0) {
           resume = false;
-          prompt = this.handoverPrompt(row, prompt);
+          prompt = await this.handoverPrompt(row, prompt);
         }
-        row = this.ctx.records.update(row.id, { accountId: account.id, configDir: account.configDir, ...(resume ? {} : { sessionId: null }) });
+        row = await this.ctx.records.update(row.id, { accountId: account.id, configDir: account.configDir, ...(resume ? {} : { sessionId: null }) });
         if (from !== null) {
           await this.output.note(row.id, row.sessionNumber, "note", `continuing on account ${account.label} (${resume ? "same session, its files copied over" : "a new session, handed the work so far"})`);
           await this.ctx.publish(row.id, "agent.account_switched", { from, to: account.label, reason: (how.reason ?? "usage limit").slice(0, 2000), resumedSession: resume });
@@ -177,7 +180,7 @@ export class AgentRunner {
         expectedVersion: row.version,
         patch,
         event: { type: "agent.status_changed", payload: { status: "running" } },
-        also: () => this.ctx.messages.markDelivered(deliver.map((m) => m.id)),
+        also: (tx) => this.ctx.messages.markDelivered(tx, deliver.map((m) => m.id)),
       });
     } catch (err) {
       // not recorded as running (another process moved the agent meanwhile): this run must not go on
@@ -204,12 +207,12 @@ export class AgentRunner {
   /** No usable account: the agent waits with the run it was about to start, resumed when one frees up. */
   private async waitForAccount(row: AgentRow, run: { prompt: string; resume: boolean; kind: RunKind }, why?: string): Promise<void> {
     const accounts = this.ctx.accounts!;
-    const next = accounts.nextFreeAt(row.provider);
+    const next = await accounts.nextFreeAt(row.provider);
     const reason = next
       ? `every ${row.provider} account is at its usage limit; the first frees up at ${new Date(next).toISOString()}`
       : `no usable ${row.provider} account: add one (yard account add) or fix the invalid ones`;
     if (row.sessionNumber > 0) {
-      await this.ctx.publish(row.id, "agent.account_switched", { from: accounts.label(row.accountId), to: null, reason: (why ?? reason).slice(0, 2000), resumedSession: false });
+      await this.ctx.publish(row.id, "agent.account_switched", { from: await accounts.label(row.accountId), to: null, reason: (why ?? reason).slice(0, 2000), resumedSession: false });
     }
     await this.ctx.lifecycle.transition(row.id, "account_awaited", {
       patch: { statusReason: reason, runPrompt: run.prompt, runResumed: run.resume, runReason: run.kind, pid: null },
@@ -220,7 +223,7 @@ export class AgentRunner {
   /** Agents waiting for an account of the provider get their run started, one by one. */
   wakeWaiting(provider: string): void {
     this.waking = this.waking.then(async () => {
-      for (const row of this.ctx.records.all()) {
+      for (const row of await this.ctx.records.all()) {
         if (this.ctx.closed() || row.status !== "waiting_for_account" || row.provider !== provider) continue;
         try {
           const launched = await this.launch(row, { prompt: row.runPrompt ?? row.prompt, resume: row.runResumed, reason: "an account became available", kind: row.runReason ?? "spawn" });
@@ -234,7 +237,7 @@ export class AgentRunner {
   }
 
   /** A fresh session's prompt carrying the work so far, when a session cannot move between accounts. */
-  private handoverPrompt(row: AgentRow, prompt: string): string {
+  private async handoverPrompt(row: AgentRow, prompt: string): Promise<string> {
     return [
       "You are taking over a task from an earlier session that stopped at a usage limit; your worktree holds its work (check `git status` and `git log`).",
       "",
@@ -244,7 +247,7 @@ export class AgentRunner {
       "",
       "# What the earlier session did (its last output)",
       "",
-      this.output.transcript(row.id) || "(no output)",
+      (await this.output.transcript(row.id)) || "(no output)",
       "",
       "# Now",
       "",
@@ -267,19 +270,22 @@ export class AgentRunner {
       silenceMs: this.ctx.config.agentSilenceMs,
       pollMs: this.opts.pollMs,
       onLines: (lines, endOffset) => this.output.persist(row.id, row.sessionNumber, lines, endOffset),
-      onSessionId: (sessionId) => {
-        const current = this.ctx.records.find(row.id);
-        if (current && current.sessionId !== sessionId) this.ctx.records.update(row.id, { sessionId });
-      },
-      onUsage: (usage) => this.ctx.records.update(row.id, { usageSession: usage }),
+      onSessionId: (sessionId) =>
+        this.recordMeanwhile(row.id, async () => {
+          const current = await this.ctx.records.find(row.id);
+          if (current && current.sessionId !== sessionId) await this.ctx.records.update(row.id, { sessionId });
+        }),
+      onUsage: (usage) => this.recordMeanwhile(row.id, async () => void (await this.ctx.records.update(row.id, { usageSession: usage }))),
       // fail over at the first 429 rather than wait out the CLI's own back-off, when another account is free
-      onRetryingRateLimit: () => {
-        const accountId = this.ctx.records.find(row.id)?.accountId;
-        return !!accountId && (this.ctx.accounts?.usableCount(row.provider, accountId) ?? 0) > 0;
+      onRetryingRateLimit: async () => {
+        const accountId = (await this.ctx.records.find(row.id))?.accountId;
+        return !!accountId && ((await this.ctx.accounts?.usableCount(row.provider, accountId)) ?? 0) > 0;
       },
       onExit: (outcome) => {
         this.live.delete(row.id);
-        const done = this.complete(row.id, outcome)
+        // what the run reported last (its session id, its usage) is written before its end is decided
+        const done = this.recorded(row.id)
+          .then(() => this.complete(row.id, outcome))
           .catch((err) => this.ctx.log.error({ err, agentId: row.id }, "agent completion failed"))
           .finally(() => this.finishing.delete(row.id));
         this.finishing.set(row.id, done);
@@ -295,9 +301,28 @@ export class AgentRunner {
     return { agentId: row.id, session: row.sessionNumber, pid: row.pid!, startTime: row.pidStart, dir: agentDir(this.ctx.config, row.id) };
   }
 
+  /**
+   * A write a live run reports as it goes (its session id, its usage), in order with the others of
+   * the agent; a failure is logged (the run goes on).
+   */
+  private recordMeanwhile(id: string, write: () => Promise<void>): void {
+    const next = (this.recording.get(id) ?? Promise.resolve())
+      .then(write)
+      .catch((err: unknown) => this.ctx.log.warn({ err, agentId: id }, "recording an agent's progress failed"));
+    this.recording.set(id, next);
+    void next.finally(() => {
+      if (this.recording.get(id) === next) this.recording.delete(id);
+    });
+  }
+
+  /** Resolves once the writes the agent's run reported so far are done. */
+  private async recorded(id: string): Promise<void> {
+    await this.recording.get(id);
+  }
+
   /** Decide what an ended process run means, and act on it. */
   private async complete(id: string, outcome: SessionOutcome): Promise<void> {
-    const row = this.ctx.records.find(id);
+    const row = await this.ctx.records.find(id);
     if (!row) return;
     const adapter = adapterOf(row.provider);
     const decision = decideCompletion({
@@ -312,12 +337,12 @@ export class AgentRunner {
       // a commit request's run needs no signal.json: git status tells whether it worked
       canResume: adapter.resumeStyle !== "none" && row.sessionId !== null && row.runReason !== "commit_request",
       missingSignalRetries: row.missingSignalRetries,
-      queuedMessages: this.ctx.messages.undelivered(id).length,
+      queuedMessages: (await this.ctx.messages.undelivered(id)).length,
     });
     await agentTestHooks.beforeCompletionWrite?.(id);
     await this.ctx.approvals.expireFor(id, "the agent's process ended");
     const base: AgentPatch = { usageTotal: addUsage(row.usageTotal, row.usageSession), usageSession: { inputTokens: 0, outputTokens: 0 }, exitCode: outcome.exitCode, pid: null, finishedAt: Date.now() };
-    const end = <T extends EventType>(move: AgentMove, patch: AgentPatch, type: T, payload: EventPayload<T>, guard?: () => void) =>
+    const end = <T extends EventType>(move: AgentMove, patch: AgentPatch, type: T, payload: EventPayload<T>, guard?: (tx: TxDb) => Promise<void>) =>
       this.ctx.lifecycle.transition(id, move, { expectedVersion: row.version, patch: { ...base, ...patch }, event: { type, payload }, ...(guard ? { guard } : {}) });
     switch (decision.action) {
       case "stopped":
@@ -330,7 +355,7 @@ export class AgentRunner {
         const statusReason = commitRequest ? row.statusReason : (decision.note ?? null);
         try {
           // idle only if no follow-up waits, decided in the transaction that writes idle
-          await end("finished", { statusReason, result, missingSignalRetries: 0 }, "agent.idle", { result }, () => this.ctx.messages.assertNoneWaiting(id));
+          await end("finished", { statusReason, result, missingSignalRetries: 0 }, "agent.idle", { result }, (tx) => this.ctx.messages.assertNoneWaiting(tx, id));
         } catch (err) {
           if (!(err instanceof UndeliveredFollowUps)) throw err;
           await this.deliverFollowUps(id, base, decision.result);
@@ -350,7 +375,7 @@ export class AgentRunner {
         await end("crashed", { statusReason: decision.reason }, "agent.crashed", { reason: decision.reason.slice(0, 2000) });
         break;
       case "retry_missing_signal": {
-        const updated = this.ctx.records.update(id, { ...base, missingSignalRetries: row.missingSignalRetries + 1 });
+        const updated = await this.ctx.records.update(id, { ...base, missingSignalRetries: row.missingSignalRetries + 1 });
         await this.output.note(id, row.sessionNumber, "note", "finished without writing signal.json: resuming once to ask for it");
         await this.resumeWith(updated, missingSignalPrompt(signalPathOf(row.workspacePath)), "missing_signal");
         break;
@@ -364,15 +389,15 @@ export class AgentRunner {
   /** A usage limit: the account rests until it resets, the run goes on on another one (or waits for one). */
   private async switchAccount(row: AgentRow, base: AgentPatch, decision: { reason: string; resetsAt?: string | undefined }): Promise<void> {
     const accounts = this.ctx.accounts;
-    if (!accounts || !row.accountId || !accounts.has(row.provider)) {
+    if (!accounts || !row.accountId || !(await accounts.has(row.provider))) {
       const reason = `${decision.reason} (register more accounts with \`yard account add\` to fail over automatically)`;
       await this.ctx.lifecycle.transition(row.id, "crashed", { expectedVersion: row.version, patch: { ...base, statusReason: reason }, event: { type: "agent.crashed", payload: { reason: reason.slice(0, 2000) } } });
       return;
     }
     const until = decision.resetsAt ? Date.parse(decision.resetsAt) : null;
     const exhausted = await accounts.markExhausted(row.accountId, Number.isFinite(until) ? until : null, decision.reason);
-    const label = accounts.label(row.accountId) ?? row.accountId;
-    const updated = this.ctx.records.update(row.id, { ...base, statusReason: decision.reason });
+    const label = (await accounts.label(row.accountId)) ?? row.accountId;
+    const updated = await this.ctx.records.update(row.id, { ...base, statusReason: decision.reason });
     await this.output.note(row.id, row.sessionNumber, "note", `usage limit on account ${label} (until ${new Date(exhausted?.until ?? Date.now()).toISOString()}): ${decision.reason}`);
     const sameSession = adapterOf(row.provider).resumeStyle !== "none" && row.sessionId !== null;
     const original = row.runPrompt ?? row.prompt;
@@ -382,8 +407,8 @@ export class AgentRunner {
 
   /** The follow-ups that wait, in order, as the next run of the same session (marked delivered with its start). */
   private async deliverFollowUps(id: string, base: AgentPatch, result: string | null): Promise<void> {
-    const waiting = this.ctx.messages.undelivered(id);
-    const updated = this.ctx.records.update(id, { ...base, result, missingSignalRetries: 0 });
+    const waiting = await this.ctx.messages.undelivered(id);
+    const updated = await this.ctx.records.update(id, { ...base, result, missingSignalRetries: 0 });
     const text = waiting.map((m) => m.text).join("\n\n");
     await this.output.note(id, updated.sessionNumber, "user_message", text);
     await this.resumeWith(updated, text, "message", { deliver: waiting });
@@ -417,10 +442,10 @@ export class AgentRunner {
   async reattachAll(): Promise<{ reattached: string[]; finished: string[] }> {
     const reattached: string[] = [];
     const finished: string[] = [];
-    for (const row of this.ctx.records.all()) {
+    for (const row of await this.ctx.records.all()) {
       if (row.queuedMessages.length > 0) {
-        this.ctx.messages.importLegacy(row.id, row.queuedMessages);
-        this.ctx.records.update(row.id, { queuedMessages: [] });
+        await this.ctx.messages.importLegacy(row.id, row.queuedMessages);
+        await this.ctx.records.update(row.id, { queuedMessages: [] });
       }
       if (!LIVE_STATUSES.includes(row.status)) continue;
       if (!row.pid || !row.outputPath) {
@@ -433,7 +458,7 @@ export class AgentRunner {
       reattached.push(row.id);
       await this.ctx.publish(row.id, "agent.status_changed", { status: row.status, reason: "re-attached after a server restart" });
     }
-    for (const provider of new Set(this.ctx.records.all().filter((r) => r.status === "waiting_for_account").map((r) => r.provider))) this.wakeWaiting(provider);
+    for (const provider of new Set((await this.ctx.records.all()).filter((r) => r.status === "waiting_for_account").map((r) => r.provider))) this.wakeWaiting(provider);
     return { reattached, finished };
   }
 
@@ -441,6 +466,6 @@ export class AgentRunner {
   async detachAll(): Promise<void> {
     await Promise.all([...this.live.values()].map((s) => s.detach()));
     this.live.clear();
-    await Promise.all([...this.finishing.values()]);
+    await Promise.all([...this.finishing.values(), ...this.recording.values()]);
   }
 }

@@ -34,10 +34,10 @@ export interface SessionOptions {
   onUsage(usage: AgentUsage): void;
   onExit(outcome: SessionOutcome): void;
   /**
-   * A rate limit the CLI is retrying by itself: return true to end the run now (it counts as
-   * rate limited), e.g. when another account can take over.
+   * A rate limit the CLI is retrying by itself: return (or resolve with) true to end the run now
+   * (it counts as rate limited), e.g. when another account can take over.
    */
-  onRetryingRateLimit?(limit: { message: string }): boolean;
+  onRetryingRateLimit?(limit: { message: string }): boolean | Promise<boolean>;
   onError(err: Error): void;
 }
 
@@ -135,9 +135,17 @@ export class AgentSession {
         break;
       case "rate_limit":
         if (e.retrying) {
-          if (this.rateLimit || this.stopped || !this.opts.onRetryingRateLimit?.({ message: e.message })) break;
-          this.rateLimit = { message: e.message };
-          void this.kill();
+          if (this.rateLimit || this.stopped || this.askingToFailOver || !this.opts.onRetryingRateLimit) break;
+          this.askingToFailOver = true;
+          void Promise.resolve(this.opts.onRetryingRateLimit({ message: e.message }))
+            .then((failOver) => {
+              // the run may have ended, or hit a final limit, while the answer came
+              if (!failOver || this.rateLimit || this.stopped || this.finished || this.ending) return;
+              this.rateLimit = { message: e.message };
+              void this.kill();
+            })
+            .catch((err: unknown) => this.opts.onError(err as Error))
+            .finally(() => (this.askingToFailOver = false));
           break;
         }
         this.rateLimit = { message: e.message, ...(e.resetsAt ? { resetsAt: e.resetsAt } : {}) };
@@ -148,6 +156,8 @@ export class AgentSession {
   }
 
   private ticking = false;
+  /** Asking whether to fail over at a rate limit the CLI retries (one question at a time). */
+  private askingToFailOver = false;
 
   private tick(): void {
     if (this.finished || this.ending || this.ticking) return;

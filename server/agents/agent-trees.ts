@@ -16,27 +16,27 @@ export class AgentTrees {
   ) {}
 
   /** Refuses a child past the configured depth (AGENT_TREE_TOO_DEEP) or count (AGENT_TOO_MANY_CHILDREN). */
-  checkLimits(parentId: string): void {
+  async checkLimits(parentId: string): Promise<void> {
     const { agentMaxDepth: maxDepth, agentMaxChildren: maxChildren } = this.config;
-    const depth = this.records.depthOf(parentId) + 1;
+    const depth = (await this.records.depthOf(parentId)) + 1;
     if (depth > maxDepth) {
       throw new DomainError("AGENT_TREE_TOO_DEEP", `A child of this agent would be at depth ${depth}; agents may nest ${maxDepth} deep (SWITCHYARD_AGENT_MAX_DEPTH)`, { kind: "FORBIDDEN", details: { depth, maxDepth } });
     }
-    const children = this.records.childrenOf(parentId).length;
+    const children = (await this.records.childrenOf(parentId)).length;
     if (children >= maxChildren) {
       throw new DomainError("AGENT_TOO_MANY_CHILDREN", `This agent has spawned ${children} agents already, the most it may (SWITCHYARD_AGENT_MAX_CHILDREN)`, { kind: "FORBIDDEN", details: { children, maxChildren } });
     }
   }
 
   /** The agent's own id and those of the agents it spawned. */
-  family(agentId: string): Set<string> {
-    return new Set([agentId, ...this.records.childrenOf(agentId).map((r) => r.id)]);
+  async family(agentId: string): Promise<Set<string>> {
+    return new Set([agentId, ...(await this.records.childrenOf(agentId)).map((r) => r.id)]);
   }
 
   /** The agent's usage plus that of every agent it spawned, and theirs. */
-  usage(agentId: string): AgentInfo["usage"] {
-    let total = this.views.get(agentId).usage;
-    for (const child of this.records.childrenOf(agentId)) total = addUsage(total, this.usage(child.id));
+  async usage(agentId: string): Promise<AgentInfo["usage"]> {
+    let total = (await this.views.get(agentId)).usage;
+    for (const child of await this.records.childrenOf(agentId)) total = addUsage(total, await this.usage(child.id));
     return total;
   }
 }

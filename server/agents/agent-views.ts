@@ -15,30 +15,34 @@ export class AgentViews {
     private readonly accounts: AccountsService | undefined,
   ) {}
 
-  get(idOrAlias: string): AgentInfo {
-    return this.info(this.records.get(idOrAlias));
+  async get(idOrAlias: string): Promise<AgentInfo> {
+    return this.info(await this.records.get(idOrAlias));
   }
 
-  list(filter: AgentFilter = {}): AgentInfo[] {
-    const labels = this.accounts?.labels() ?? new Map<string, string>();
-    const pending = this.approvals.pendingCounts();
-    const queued = this.messages.queuedByAgent();
-    return this.records
-      .all()
+  async list(filter: AgentFilter = {}): Promise<AgentInfo[]> {
+    const [rows, labels, pending, queued] = await Promise.all([this.records.all(), this.labels(), this.approvals.pendingCounts(), this.messages.queuedByAgent()]);
+    return rows
       .filter((r) => (!filter.status || filter.status.includes(r.status)) && (!filter.taskId || r.taskId === filter.taskId) && (!filter.phaseId || r.phaseId === filter.phaseId))
       .sort((a, b) => b.createdAt - a.createdAt)
-      .map((r) => this.info(r, labels, pending, queued));
+      .map((r) => this.infoOf(r, labels, pending, queued));
   }
 
   /** Live agents running on an account (and the ones waiting for a human on it). */
-  activeOnAccount(accountId: string): number {
-    return this.records.all().filter((r) => r.accountId === accountId && (LIVE_STATUSES.includes(r.status) || r.status === "waiting_for_input")).length;
+  activeOnAccount(accountId: string): Promise<number> {
+    return this.records.countOnAccount(accountId, [...LIVE_STATUSES, "waiting_for_input"]);
   }
 
-  private info(row: AgentRow, labels?: Map<string, string>, pending?: Map<string, number>, queued?: Map<string, QueuedMessage[]>): AgentInfo {
-    const accountLabel = row.accountId ? ((labels ?? this.accounts?.labels())?.get(row.accountId) ?? null) : null;
-    const approvals = (pending ?? this.approvals.pendingCounts([row.id])).get(row.id) ?? 0;
-    const messages = (queued ?? this.messages.queuedByAgent([row.id])).get(row.id) ?? [];
-    return { ...toAgentInfo(row, approvals, messages), accountLabel };
+  private async labels(): Promise<Map<string, string>> {
+    return (await this.accounts?.labels()) ?? new Map<string, string>();
+  }
+
+  private async info(row: AgentRow): Promise<AgentInfo> {
+    const [labels, pending, queued] = await Promise.all([row.accountId ? this.labels() : new Map<string, string>(), this.approvals.pendingCounts([row.id]), this.messages.queuedByAgent([row.id])]);
+    return this.infoOf(row, labels, pending, queued);
+  }
+
+  private infoOf(row: AgentRow, labels: Map<string, string>, pending: Map<string, number>, queued: Map<string, QueuedMessage[]>): AgentInfo {
+    const accountLabel = row.accountId ? (labels.get(row.accountId) ?? null) : null;
+    return { ...toAgentInfo(row, pending.get(row.id) ?? 0, queued.get(row.id) ?? []), accountLabel };
   }
 }

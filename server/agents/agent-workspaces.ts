@@ -68,7 +68,7 @@ export class AgentWorkspaces {
     await this.host.writeInputFiles(ws.path, { agentId: row.id, alias: row.alias, mode: row.mode, task: row.task, provider: row.provider });
     await this.ctx.publish(row.id, "worktree.created", { alias: row.alias, path: ws.path, branch: ws.branch, baseCommit: ws.baseCommit, kind: "worktree" });
     await this.output.note(row.id, row.sessionNumber, "note", `worktree restored at ${ws.path} on ${ws.branch}`);
-    return this.ctx.records.update(row.id, { workspaceRemoved: false, commitRequests: 0, cleanupWarning: null });
+    return await this.ctx.records.update(row.id, { workspaceRemoved: false, commitRequests: 0, cleanupWarning: null });
   }
 
   changes(row: AgentRow) {
@@ -90,14 +90,14 @@ export class AgentWorkspaces {
   /** Merge the agent's branch into a local branch (default: the one it started from). */
   async merge(row: AgentRow, opts: { into?: string; strategy?: MergeStrategy }): Promise<MergeResult> {
     await this.landed(row.id);
-    row = this.ctx.records.get(row.id);
+    row = await this.ctx.records.get(row.id);
     this.assertAvailable(row);
     if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: merge once it is done`, { kind: "CONFLICT" });
     const result = await mergeWorkspace(workspaceOf(row), {
       ...opts,
       // read and recorded under the repository lock: two merges at once cannot both bring the work in
-      previous: () => mergeOf(this.ctx.records.get(row.id)),
-      onMerged: (r) => void this.ctx.records.update(row.id, { mergedInto: r.into, mergeStrategy: r.strategy, mergeCommit: r.commit, mergedHead: r.head, mergedAt: Date.now() }),
+      previous: async () => mergeOf(await this.ctx.records.get(row.id)),
+      onMerged: async (r) => void (await this.ctx.records.update(row.id, { mergedInto: r.into, mergeStrategy: r.strategy, mergeCommit: r.commit, mergedHead: r.head, mergedAt: Date.now() })),
     });
     if (result.merged && result.commit) {
       await this.ctx.publish(row.id, "worktree.merged", { alias: row.alias, branch: result.branch, into: result.into, commit: result.commit, strategy: result.strategy, ...(result.head ? { head: result.head } : {}) });
@@ -111,7 +111,7 @@ export class AgentWorkspaces {
    */
   async cleanup(row: AgentRow, opts: { discard?: boolean }): Promise<void> {
     await this.landed(row.id);
-    row = this.ctx.records.get(row.id);
+    row = await this.ctx.records.get(row.id);
     if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: clean up once it is done`, { kind: "CONFLICT" });
     if (row.workspaceRemoved || row.workspaceKind !== "worktree") return;
     const ws = workspaceOf(row);
@@ -122,7 +122,7 @@ export class AgentWorkspaces {
     if (dirty.length > 0) await this.output.note(row.id, row.sessionNumber, "note", `uncommitted work discarded by a user: ${dirty.slice(0, 20).join(", ")}`);
     const ahead = await this.host.commitsAhead(ws);
     await this.host.removeWorkspace(ws, { force: true, deleteBranch: ahead === 0 });
-    this.ctx.records.update(row.id, { workspaceRemoved: true, cleanupWarning: null, diskBytes: null });
+    await this.ctx.records.update(row.id, { workspaceRemoved: true, cleanupWarning: null, diskBytes: null });
     await this.ctx.publish(row.id, "worktree.removed", { alias: row.alias, path: ws.path, branch: ahead > 0 ? ws.branch : null, reason: dirty.length > 0 ? "cleaned up by a user, uncommitted work discarded" : "cleaned up by a user" });
   }
 
@@ -164,13 +164,13 @@ export class AgentWorkspaces {
     const cleanup = this.ctx.config.agentCleanup;
     const autocommit = this.ctx.config.agentAutocommit === "on";
     if ((cleanup === "off" && !autocommit) || this.ctx.closed()) return;
-    const row = this.ctx.records.get(id);
+    const row = await this.ctx.records.get(id);
     if (row.status !== "idle" || row.workspaceKind !== "worktree" || row.workspaceRemoved || !(await this.host.workspaceExists(row.workspacePath))) return;
     const ws = workspaceOf(row);
     const dirty = await this.host.dirtyFiles(ws);
     if (dirty.length > 0) {
       if (row.commitRequests < 1 && adapterOf(row.provider).resumeStyle !== "none" && row.sessionId) {
-        const updated = this.ctx.records.update(id, { commitRequests: row.commitRequests + 1, cleanupWarning: null });
+        const updated = await this.ctx.records.update(id, { commitRequests: row.commitRequests + 1, cleanupWarning: null });
         await this.output.note(id, row.sessionNumber, "note", `${dirty.length} uncommitted path(s) in the worktree: resuming once to ask for a commit`);
         await this.resume(updated, commitRequestPrompt({ workspacePath: ws.path, branch: ws.branch, paths: dirty, overridesDir: join(this.ctx.config.home, "prompts") }), "commit_request");
         return;
@@ -189,7 +189,7 @@ export class AgentWorkspaces {
   private async commitForAgent(row: AgentRow, ws: Workspace): Promise<string | null> {
     try {
       const { commit, files } = await this.host.commitWorktree(ws, { message: autocommitMessage(row), author: agentIdentity(row) });
-      this.ctx.records.update(row.id, { cleanupWarning: null });
+      await this.ctx.records.update(row.id, { cleanupWarning: null });
       const shown = `${files.slice(0, 10).join(", ")}${files.length > 10 ? `, … (${files.length} in all)` : ""}`;
       await this.output.note(row.id, row.sessionNumber, "note", `the agent left ${files.length} path(s) uncommitted: Switchyard committed them on ${ws.branch} as ${commit.slice(0, 10)} (${shown})`);
       await this.ctx.publish(row.id, "worktree.committed", { alias: row.alias, branch: ws.branch ?? "", commit, files: files.slice(0, 100), fileCount: files.length });
@@ -204,18 +204,18 @@ export class AgentWorkspaces {
   private async keepDirty(row: AgentRow, ws: Workspace, dirty: string[], why: string): Promise<void> {
     const shown = `${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, … (${dirty.length} in all)` : ""}`;
     const warning = `Uncommitted work was left in ${ws.path} (${shown}; ${why}); the worktree is kept until it is committed (there, or by asking the agent) or discarded (Discard and clean up; yard agent cleanup ${row.alias} --discard).`;
-    this.ctx.records.update(row.id, { cleanupWarning: warning });
+    await this.ctx.records.update(row.id, { cleanupWarning: warning });
     await this.ctx.publish(row.id, "worktree.kept", { alias: row.alias, path: ws.path, dirty: dirty.slice(0, 100), reason: warning.slice(0, 2000) });
   }
 
   /** Disk used by a finished agent's worktree, in the background (the list shows it). */
   measureDisk(id: string): void {
-    const row = this.ctx.records.find(id);
-    if (!row || row.workspaceRemoved) return;
     void (async () => {
+      const row = await this.ctx.records.find(id);
+      if (!row || row.workspaceRemoved) return;
       if (!(await this.host.workspaceExists(row.workspacePath))) return;
       const diskBytes = await this.host.diskUsage(row.workspacePath);
-      if (!this.ctx.closed() && this.ctx.records.find(id)) this.ctx.records.update(id, { diskBytes, diskCheckedAt: Date.now() });
+      if (!this.ctx.closed() && (await this.ctx.records.find(id))) await this.ctx.records.update(id, { diskBytes, diskCheckedAt: Date.now() });
     })().catch(() => undefined);
   }
 
@@ -225,7 +225,7 @@ export class AgentWorkspaces {
     const ahead = await this.host.commitsAhead(ws);
     if (how === "archive") await this.host.archiveWorkspace(ws, join(this.ctx.config.home, "archive", `${row.alias}-${Date.now()}`));
     await this.host.removeWorkspace(ws, { deleteBranch: ahead === 0 });
-    this.ctx.records.update(row.id, { workspaceRemoved: true, cleanupWarning: null, diskBytes: null });
+    await this.ctx.records.update(row.id, { workspaceRemoved: true, cleanupWarning: null, diskBytes: null });
     const kept = ahead > 0 ? `branch ${ws.branch} kept with ${ahead} commit(s)` : "no commits, so its branch was deleted too";
     await this.output.note(row.id, row.sessionNumber, "note", `worktree ${how === "archive" ? "archived and " : ""}removed (${reason}); ${kept}`);
     await this.ctx.publish(row.id, "worktree.removed", { alias: row.alias, path: ws.path, branch: ahead > 0 ? ws.branch : null, reason });
@@ -252,11 +252,11 @@ export class AgentWorkspaces {
   async sweep(): Promise<SweepEntry[]> {
     const report: SweepEntry[] = [];
     const repos = new Set<string>();
-    for (const row of this.ctx.records.all()) {
+    for (const row of await this.ctx.records.all()) {
       if (row.workspaceKind !== "worktree" || row.workspaceRemoved || !(await this.host.workspaceExists(row.workspacePath))) continue;
       if (row.repoPath) repos.add(row.repoPath);
       const diskBytes = await this.host.diskUsage(row.workspacePath);
-      this.ctx.records.update(row.id, { diskBytes, diskCheckedAt: Date.now() });
+      await this.ctx.records.update(row.id, { diskBytes, diskCheckedAt: Date.now() });
       const entry: SweepEntry = { agentId: row.id, alias: row.alias, path: row.workspacePath, diskBytes, removed: false };
       report.push(entry);
       if (LIVE_STATUSES.includes(row.status) || row.status === "waiting_for_input" || row.status === "waiting_for_account") continue;

@@ -41,16 +41,16 @@ export const agentsRouter = router({
   providers: publicProcedure.query(({ ctx }) => ctx.agents.providers()),
   // spawned with an agent's token: that agent's child
   spawn: publicProcedure.input(SpawnAgentInput).mutation(({ input, ctx }) => ctx.agents.spawn(input, ctx.principal?.kind === "agent" ? { parentAgentId: ctx.principal.agentId } : {})),
-  list: publicProcedure.input(AgentsInput.list).query(({ input, ctx }) => {
-    const all = ctx.agents.list(input);
+  list: publicProcedure.input(AgentsInput.list).query(async ({ input, ctx }) => {
+    const all = await ctx.agents.list(input);
     if (ctx.principal?.kind !== "agent") return all;
-    const family = ctx.agents.familyOf(ctx.principal.agentId);
+    const family = await ctx.agents.familyOf(ctx.principal.agentId);
     return all.filter((a) => family.has(a.id));
   }),
   get: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.get(input.agentId)),
   stop: publicProcedure.input(AgentsInput.stop).mutation(({ input, ctx }) => ctx.agents.stop(input.agentId, { cascade: input.cascade })),
   delete: publicProcedure.input(AgentsInput.delete).mutation(async ({ input, ctx }) => {
-    const id = ctx.agents.resolveId(input.agentId);
+    const id = await ctx.agents.resolveId(input.agentId);
     await ctx.agents.delete(id, { force: input.force });
     return { deleted: id };
   }),
@@ -76,7 +76,7 @@ export const agentsRouter = router({
   diff: publicProcedure.input(AgentsInput.diff).query(({ input, ctx }) => ctx.agents.diff(input.agentId, input.maxBytes)),
   approvals: publicProcedure
     .input(AgentsInput.approvals)
-    .query(({ input, ctx }) => ctx.agents.approvals.list({ ...input, ...(input.agentId ? { agentId: ctx.agents.resolveId(input.agentId, { lenient: true }) } : {}) })),
+    .query(async ({ input, ctx }) => ctx.agents.approvals.list({ ...input, ...(input.agentId ? { agentId: await ctx.agents.resolveId(input.agentId, { lenient: true }) } : {}) })),
   decide: publicProcedure.input(AgentsInput.decide).mutation(({ input, ctx }) => {
     const { approvalId, ...decision } = input;
     return ctx.agents.approvals.decide(approvalId, decision);
@@ -93,13 +93,7 @@ export const agentsRouter = router({
         const events = batch.filter((e) => isAgentEvent(e) && e.type !== "agent.output");
         if (events.length === 0) continue;
         const ids = [...new Set(events.map((e) => e.scope.agentId).filter((id): id is string => !!id))];
-        const agents = ids.map((id) => {
-          try {
-            return ctx.agents.get(id);
-          } catch {
-            return { id, deleted: true as const };
-          }
-        });
+        const agents = await Promise.all(ids.map((id) => ctx.agents.get(id).catch(() => ({ id, deleted: true as const }))));
         yield tracked(String(batch[batch.length - 1]!.id), { events, agents });
       }
     } finally {
@@ -109,11 +103,12 @@ export const agentsRouter = router({
   /** An agent's output lines (parsed and/or raw) as they are persisted, replayed after lastEventId. */
   onOutput: publicProcedure.input(AgentsInput.onOutput).subscription(async function* ({ input, ctx, signal }) {
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
-    const id = ctx.agents.resolveId(input.agentId, { lenient: true });
+    const id = await ctx.agents.resolveId(input.agentId, { lenient: true });
     ctx.stats.sseOpened();
     try {
       for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: { kind: "agent", id }, signal })) {
-        const lines = batch.flatMap((e) => (e.type === "agent.output" ? ctx.agents.chunkOutput(id, e.payload.chunkId, input.format) : []));
+        const chunks = await Promise.all(batch.map((e) => (e.type === "agent.output" ? ctx.agents.chunkOutput(id, e.payload.chunkId, input.format) : [])));
+        const lines = chunks.flat();
         const lifecycle = batch.filter((e) => e.type !== "agent.output");
         yield tracked(String(batch[batch.length - 1]!.id), { lines, events: lifecycle });
       }

@@ -4,7 +4,7 @@ import { SpawnAgentInput, type AgentInfo } from "../../shared/agents";
 import type { EventPayload, EventType } from "../../shared/events";
 import type { AccountsService } from "../accounts/accounts.service";
 import { uuidv7 } from "../daemons/uuidv7";
-import type { Db } from "../db/client";
+import type { RowWrite, Store } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
@@ -34,7 +34,8 @@ export { agentTestHooks } from "./agent-test-hooks";
 export { autocommitMessage } from "./agent-workspaces";
 
 export interface AgentsServiceOptions {
-  db: Db;
+  /** The database (SQLite or PostgreSQL) every part of the domain reads and writes. */
+  store: Store;
   bus: EventBus;
   log: Logger;
   config: AgentsConfig;
@@ -70,9 +71,9 @@ export class AgentsService {
   private closed = false;
 
   constructor(private readonly opts: AgentsServiceOptions) {
-    this.records = new AgentRecords(opts.db);
-    this.messages = new AgentMessages(opts.db);
-    this.approvals = new AgentApprovals(opts.db, opts.bus);
+    this.records = new AgentRecords(opts.store);
+    this.messages = new AgentMessages(opts.store);
+    this.approvals = new AgentApprovals(opts.store, opts.bus);
     this.ctx = {
       bus: opts.bus,
       log: opts.log,
@@ -87,7 +88,7 @@ export class AgentsService {
       closed: () => this.closed,
       publish: (agentId, type, payload, write) => this.publish(agentId, type, payload, write),
     };
-    this.out = new AgentOutput(opts.db, this.ctx);
+    this.out = new AgentOutput(opts.store, this.ctx);
     this.secrets = agentSecrets(opts.config.home, opts.config.secretKey);
     this.runner = new AgentRunner(this.ctx, this.out, { secret: this.secrets.mint, serverUrl: opts.serverUrl, pollMs: opts.pollMs ?? 500 });
     this.workspaces = new AgentWorkspaces(this.ctx, this.out, (row, prompt, kind) => this.runner.resumeWith(row, prompt, kind));
@@ -102,13 +103,13 @@ export class AgentsService {
     return this.out.logs;
   }
 
-  /** Live agents running on an account. */
-  activeOnAccount(accountId: string): number {
+  /** Live agents running on an account (and the ones waiting for a human on it). */
+  activeOnAccount(accountId: string): Promise<number> {
     return this.views.activeOnAccount(accountId);
   }
 
   /** The canonical id of an agent given by id or alias (AGENT_NOT_FOUND; `lenient`: unknown ones as given). */
-  resolveId(idOrAlias: string, opts: { lenient?: boolean } = {}): string {
+  resolveId(idOrAlias: string, opts: { lenient?: boolean } = {}): Promise<string> {
     return this.records.idOf(idOrAlias, opts);
   }
 
@@ -121,17 +122,17 @@ export class AgentsService {
     return this.runner.liveCount;
   }
 
-  list(filter: AgentFilter = {}): AgentInfo[] {
+  list(filter: AgentFilter = {}): Promise<AgentInfo[]> {
     return this.views.list(filter);
   }
 
   /** The agent's usage plus that of every agent it spawned, and theirs (a strategy step's spend). */
-  treeUsage(idOrAlias: string): AgentInfo["usage"] {
-    return this.trees.usage(this.records.idOf(idOrAlias));
+  async treeUsage(idOrAlias: string): Promise<AgentInfo["usage"]> {
+    return this.trees.usage(await this.records.idOf(idOrAlias));
   }
 
   /** The agent's own id and those of the agents it spawned: what its token may act on. */
-  familyOf(agentId: string): Set<string> {
+  familyOf(agentId: string): Promise<Set<string>> {
     return this.trees.family(agentId);
   }
 
@@ -140,7 +141,7 @@ export class AgentsService {
     return this.runner.providers();
   }
 
-  get(idOrAlias: string): AgentInfo {
+  get(idOrAlias: string): Promise<AgentInfo> {
     return this.views.get(idOrAlias);
   }
 
@@ -150,26 +151,24 @@ export class AgentsService {
    */
   async spawn(raw: SpawnAgentInput, opts: { parentAgentId?: string } = {}): Promise<AgentInfo> {
     let input = SpawnAgentInput.parse(raw);
-    const parent = opts.parentAgentId ? this.records.get(opts.parentAgentId) : null;
+    const parent = opts.parentAgentId ? await this.records.get(opts.parentAgentId) : null;
     if (parent) {
-      this.trees.checkLimits(parent.id);
+      await this.trees.checkLimits(parent.id);
       input = { ...input, repo: input.repo ?? parent.repoPath ?? undefined, baseRef: input.baseRef ?? parent.baseRef ?? undefined };
     }
     const adapter = adapterOf(input.provider);
     this.runner.commandOf(adapter);
-    const preferredAccount = input.account ? this.runner.accountFor(adapter.name, input.account) : null;
+    const preferredAccount = input.account ? await this.runner.accountFor(adapter.name, input.account) : null;
     const repo = resolve(input.repo ?? process.cwd());
     if (!existsSync(repo)) throw new DomainError("REPO_NOT_FOUND", `The repository path ${repo} does not exist`);
     if (!input.init && !(await repoRootOf(repo))) throw repoNotGit(repo);
-    if (input.alias && this.records.aliasTaken(input.alias)) throw new DomainError("ALIAS_TAKEN", `The alias "${input.alias}" is in use`, { kind: "CONFLICT" });
     const worktreesDir = join(this.opts.config.home, "worktrees");
-    const alias = input.alias ?? generateAlias((a) => this.records.aliasTaken(a) || existsSync(join(worktreesDir, a)));
     const id = `agent_${uuidv7()}`;
-    this.records.insertNew({ id, alias, provider: adapter.name, input, repo, workspacePath: join(worktreesDir, alias), configDir: join(agentDir(this.opts.config, id), "config"), accountId: preferredAccount, parentAgentId: parent?.id ?? null });
+    const alias = await this.insertSpawn({ id, provider: adapter.name, input, repo, configDir: join(agentDir(this.opts.config, id), "config"), accountId: preferredAccount, parentAgentId: parent?.id ?? null }, worktreesDir);
     const ws = await this.workspaces.create(id, { alias, repo, init: input.init ?? false, worktreesDir, ...(input.baseRef ? { baseRef: input.baseRef } : {}) });
     await this.ctx.host.writeInputFiles(ws.path, { agentId: id, alias, mode: input.mode, task: input.prompt, provider: adapter.name });
     const prompt = buildPrompt({ mode: input.mode, task: input.prompt, agentId: id, alias, workspacePath: ws.path, overridesDir: join(this.opts.config.home, "prompts") });
-    const row = this.records.update(id, { prompt, workspacePath: ws.path, workspaceKind: ws.kind, branch: ws.branch, baseRef: ws.baseRef, baseCommit: ws.baseCommit });
+    const row = await this.records.update(id, { prompt, workspacePath: ws.path, workspaceKind: ws.kind, branch: ws.branch, baseRef: ws.baseRef, baseCommit: ws.baseCommit });
     const launched = await this.runner.launch(row, { prompt, kind: "spawn" });
     await this.publish(id, "agent.spawned", {
       alias,
@@ -184,41 +183,46 @@ export class AgentsService {
 
   /** Answer the agent's pending questions; it resumes on the same session in the same worktree. */
   async resume(idOrAlias: string, answers: Record<string, string>): Promise<AgentInfo> {
-    return this.get(await this.followUps.answer(this.records.idOf(idOrAlias), answers));
+    return this.get(await this.followUps.answer(await this.records.idOf(idOrAlias), answers));
   }
 
   /** A follow-up: queued for a live agent (delivered at its next idle point, never lost), else it resumes the agent now. */
   async message(idOrAlias: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }> {
-    const delivered = await this.followUps.message(this.records.idOf(idOrAlias), text);
-    return { delivered, agent: this.get(idOrAlias) };
+    const delivered = await this.followUps.message(await this.records.idOf(idOrAlias), text);
+    return { delivered, agent: await this.get(idOrAlias) };
   }
 
   /** Remove a finished agent's worktree now (WORKTREE_DIRTY unless `discard`); its branch is kept when it has commits. */
   async cleanup(idOrAlias: string, opts: { discard?: boolean } = {}): Promise<AgentInfo> {
-    const row = this.records.get(idOrAlias);
+    const row = await this.records.get(idOrAlias);
     await this.workspaces.cleanup(row, opts);
     return this.get(row.id);
   }
 
   /** Resolves once the agent's last process run has been handled (result recorded, cleanup decided). */
   async settled(idOrAlias: string): Promise<AgentInfo> {
-    const id = this.records.idOf(idOrAlias);
+    const id = await this.records.idOf(idOrAlias);
     await this.runner.settled(id);
     return this.get(id);
   }
 
   /** Stop the agent (`cascade`: first the agents it spawned, and theirs, that are still at work). */
   async stop(idOrAlias: string, opts: { cascade?: boolean } = {}): Promise<AgentInfo> {
-    const row = this.records.get(idOrAlias);
+    const row = await this.records.get(idOrAlias);
     if (opts.cascade) {
-      for (const child of this.records.childrenOf(row.id)) {
+      for (const child of await this.records.childrenOf(row.id)) {
         if (child.status !== "stopped" && child.status !== "crashed" && child.status !== "idle") await this.stop(child.id, { cascade: true });
       }
     }
     if (await this.runner.stopLive(row.id)) return this.get(row.id);
-    if (row.status === "stopped" || row.status === "crashed") return this.get(row.id);
+    // a run that ended meanwhile (while its children stopped) is handled first, and what its end
+    // started (a follow-up, a commit request) is stopped; else the agent is moved as it is now
+    await this.runner.settled(row.id);
+    if (await this.runner.stopLive(row.id)) return this.get(row.id);
+    const now = await this.records.get(row.id);
+    if (now.status === "stopped" || now.status === "crashed") return this.get(row.id);
     await this.ctx.lifecycle.transition(row.id, "stopped", {
-      expectedVersion: row.version,
+      expectedVersion: now.version,
       patch: { statusReason: "stopped by a user", pid: null, finishedAt: Date.now() },
       event: { type: "agent.stopped", payload: { reason: "stopped by a user" } },
     });
@@ -228,32 +232,32 @@ export class AgentsService {
 
   /** Stop it, remove its workspace (refused when dirty unless forced) and its record; logs stay. */
   async delete(idOrAlias: string, opts: { force?: boolean } = {}): Promise<void> {
-    const row = this.records.get(idOrAlias);
+    const row = await this.records.get(idOrAlias);
     if (this.runner.isLive(row.id)) await this.stop(row.id);
     await this.workspaces.remove(row, opts.force ?? false);
-    this.records.remove(row.id);
-    this.messages.forget(row.id);
+    await this.records.remove(row.id);
+    await this.messages.forget(row.id);
     this.out.forget(row.id);
     await this.ctx.host.removeAgentDir(agentDir(this.opts.config, row.id));
     await this.publish(row.id, "agent.deleted", { alias: row.alias });
   }
 
-  changes(idOrAlias: string) {
-    return this.workspaces.changes(this.records.get(idOrAlias));
+  async changes(idOrAlias: string) {
+    return this.workspaces.changes(await this.records.get(idOrAlias));
   }
 
   /** Merge the agent's branch into a local branch (default: the one it started from). */
-  merge(idOrAlias: string, opts: { into?: string; strategy?: MergeStrategy } = {}): Promise<MergeResult> {
-    return this.workspaces.merge(this.records.get(idOrAlias), opts);
+  async merge(idOrAlias: string, opts: { into?: string; strategy?: MergeStrategy } = {}): Promise<MergeResult> {
+    return this.workspaces.merge(await this.records.get(idOrAlias), opts);
   }
 
   /** Changes and a capped diff at once (a CLI step's hand-over to the next step). */
-  summary(idOrAlias: string, maxBytes: number) {
-    return this.workspaces.summary(this.records.get(idOrAlias), maxBytes);
+  async summary(idOrAlias: string, maxBytes: number) {
+    return this.workspaces.summary(await this.records.get(idOrAlias), maxBytes);
   }
 
-  diff(idOrAlias: string, maxBytes?: number) {
-    return this.workspaces.diff(this.records.get(idOrAlias), maxBytes);
+  async diff(idOrAlias: string, maxBytes?: number) {
+    return this.workspaces.diff(await this.records.get(idOrAlias), maxBytes);
   }
 
   sweep() {
@@ -271,8 +275,8 @@ export class AgentsService {
   }
 
   /** Called by the permission MCP endpoint: waits for a human's decision (never times out). */
-  requestApproval(agentId: string, toolName: string, input: unknown): Promise<ApprovalDecision> {
-    return this.approvals.request(this.resolveId(agentId), toolName, input);
+  async requestApproval(agentId: string, toolName: string, input: unknown): Promise<ApprovalDecision> {
+    return this.approvals.request(await this.resolveId(agentId), toolName, input);
   }
 
   /** After a restart: re-attach to live processes; finish the dead ones from their output. */
@@ -288,10 +292,28 @@ export class AgentsService {
     this.closed = true;
     this.workspaces.stopSweeps();
     await this.runner.detachAll();
-    this.out.flush();
+    await this.out.flush();
   }
 
-  private async publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>, write?: () => void): Promise<void> {
+  /**
+   * A spawn's row, under the alias asked for (ALIAS_TAKEN when an agent has it) or a free one (no
+   * agent's, no worktree folder's); another spawn taking it meanwhile (here, or on another server)
+   * is met by picking again. Returns the alias.
+   */
+  private async insertSpawn(row: Omit<Parameters<AgentRecords["insertNew"]>[0], "alias" | "workspacePath">, worktreesDir: string): Promise<string> {
+    const wanted = row.input.alias;
+    const taken = () => new DomainError("ALIAS_TAKEN", `The alias "${wanted}" is in use`, { kind: "CONFLICT" });
+    if (wanted && (await this.records.aliasTaken(wanted))) throw taken();
+    const inUse = wanted ? new Set<string>() : await this.records.aliases();
+    for (;;) {
+      const alias = wanted ?? generateAlias((a) => inUse.has(a) || existsSync(join(worktreesDir, a)));
+      if (await this.records.insertNew({ ...row, alias, workspacePath: join(worktreesDir, alias) })) return alias;
+      if (wanted) throw taken();
+      inUse.add(alias);
+    }
+  }
+
+  private async publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>, write?: RowWrite): Promise<void> {
     try {
       await this.opts.bus.publish(type, payload, { agentId }, write ? { write } : {});
     } catch (err) {

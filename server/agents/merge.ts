@@ -41,9 +41,9 @@ export interface MergeOptions {
   message?: string;
   strategy?: MergeStrategy;
   /** The last recorded merge of this branch; read under the repository lock, so two merges cannot both bring the work in. */
-  previous?: () => PreviousMerge | null;
-  /** Called under the repository lock once the target has moved (to record the merge). */
-  onMerged?: (result: MergeResult & { commit: string; head: string }) => void;
+  previous?: () => PreviousMerge | null | Promise<PreviousMerge | null>;
+  /** Called (and awaited) under the repository lock once the target has moved (to record the merge). */
+  onMerged?: (result: MergeResult & { commit: string; head: string }) => void | Promise<void>;
 }
 
 function ownFilesExcluded(status: string): string[] {
@@ -75,7 +75,7 @@ export async function mergeWorkspace(ws: Workspace, opts: MergeOptions = {}): Pr
   return withRepoLock(root, async () => {
     const head = (await git(["rev-parse", `refs/heads/${branch}`], { cwd: root })).trim();
     const nothing = (reason: string): MergeResult => ({ merged: false, into, branch, commit: null, head: null, commits: 0, reason, strategy });
-    const previous = await stillMerged(root, opts.previous?.() ?? null, into, head);
+    const previous = await stillMerged(root, (await opts.previous?.()) ?? null, into, head);
     const fresh = previous ? await count(root, `${previous.head}..${head}`) : 0;
     if (previous && fresh === 0) return nothing(`already merged into ${into} as ${previous.commit.slice(0, 8)} (${previous.strategy}): no commits since`);
     const ahead = await count(root, `${into}..${head}`);
@@ -83,9 +83,9 @@ export async function mergeWorkspace(ws: Workspace, opts: MergeOptions = {}): Pr
     const commits = previous ? fresh : ahead;
     const checkout = await checkedOutAt(root, into);
     if (checkout) await assertClean(checkout, into);
-    const done = (commit: string): MergeResult => {
+    const done = async (commit: string): Promise<MergeResult> => {
       const result = { merged: true, into, branch, commit, head, commits, strategy };
-      opts.onMerged?.(result);
+      await opts.onMerged?.(result);
       return result;
     };
     if (strategy === "merge") {

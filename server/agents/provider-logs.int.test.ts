@@ -55,7 +55,7 @@ describe("a deleted agent's log", () => {
     expect(events).toContainEqual({ kind: "text", text: "Hello from the codex stand-in" });
     expect(events.filter((e) => e.kind === "raw")).toEqual([]);
     // an agent.output event of the deleted agent still resolves to codex-parsed lines
-    const chunk = w.t.server.services.agents.chunkOutput(agent.id, output!.payload.chunkId);
+    const chunk = await w.t.server.services.agents.chunkOutput(agent.id, output!.payload.chunkId);
     expect(chunk.flatMap((l) => l.events)).toContainEqual({ kind: "session", sessionId: THREAD });
   });
 });

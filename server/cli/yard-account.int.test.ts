@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeHome, startTestServer, type TestServer } from "../testing/server-harness";
+import { removeHome, startTestServer, storeContents, TEST_STORE, type TestServer } from "../testing/server-harness";
 
 /** `yard account` against the real server: secrets go in (also from stdin), never come out. */
 const yard = resolve(import.meta.dirname, "..", "..", "bin", "yard.mjs");
@@ -67,8 +67,14 @@ describe("yard account", () => {
     expect((await runYard(["account", "list"])).out).not.toContain("max ");
     // nothing secret reached the server's log either
     for (const secret of [token, key, "oauth-access-CCCC"]) expect(t.logs.join("\n")).not.toContain(secret);
-    expect(existsSync(join(t.home, "account-key"))).toBe(true);
-    expect(readFileSync(join(t.home, "account-key"), "utf8")).not.toContain(token);
+    if (TEST_STORE === "postgres") {
+      // sealed with keys from SWITCHYARD_SECRET_KEY (the cluster's), no key file in the data dir
+      expect(existsSync(join(t.home, "account-key"))).toBe(false);
+      expect(await storeContents(t.home)).not.toContain(token);
+    } else {
+      expect(existsSync(join(t.home, "account-key"))).toBe(true);
+      expect(readFileSync(join(t.home, "account-key"), "utf8")).not.toContain(token);
+    }
   });
 
   it("explains bad input with a non-zero exit", async () => {

@@ -19,14 +19,14 @@ export const conversationsRouter = router({
    * (subscribed before the backlog is read: none is missed), tracked by event id.
    */
   onPending: publicProcedure.input(z.object({ agentId: z.string().min(1), lastEventId: z.string().regex(/^\d+$/).nullish() }).strict()).subscription(async function* ({ input, ctx, signal }) {
-    const agentId = ctx.conversations.agentRef(input.agentId);
+    const agentId = await ctx.conversations.agentRef(input.agentId);
     ctx.stats.sseOpened();
     try {
       const from = input.lastEventId ? Number(input.lastEventId) : ctx.bus.lastId;
       const seen = new Set<string>();
       const events = ctx.bus.subscribeBatches({ afterId: from, scope: { kind: "agent", id: agentId }, signal });
       if (!input.lastEventId) {
-        for (const c of ctx.conversations.pending(agentId)) {
+        for (const c of await ctx.conversations.pending(agentId)) {
           seen.add(c.id);
           yield tracked(String(from), c);
         }
@@ -35,7 +35,7 @@ export const conversationsRouter = router({
         for (const e of batch) {
           if (e.type !== "conversation.created" || !e.scope.conversationId || seen.has(e.scope.conversationId)) continue;
           seen.add(e.scope.conversationId);
-          const c = ctx.conversations.get(e.scope.conversationId);
+          const c = await ctx.conversations.get(e.scope.conversationId);
           if (c.status === "pending" && c.toAgentId === agentId) yield tracked(String(e.id), c);
         }
       }

@@ -7,7 +7,7 @@ import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import { jsonWithArrays, META_FILE, RootWriter, SNAPSHOT_FILE, writeJsonAtomic, type DaemonMeta, type DaemonSnapshot, type RootFiles } from "./persist";
 import { runDaemonTurn, visibleMessages, type DaemonToolsFactory } from "./daemon-turn";
-import type { DaemonQueueStore } from "./queue-store";
+import type { DaemonQueueStorage } from "./queue-store";
 import { changedPaths, scanWatchPaths, type WatchState } from "./watch";
 
 export type { DaemonToolsFactory } from "./daemon-turn";
@@ -16,12 +16,12 @@ export type { DaemonToolsFactory } from "./daemon-turn";
 
 export type RuntimeDeps = {
   bus: EventBus;
-  queue: DaemonQueueStore;
+  queue: DaemonQueueStorage;
   log: Logger;
   resolveModel: (model: string) => { model: LanguageModel };
   buildTools?: DaemonToolsFactory;
-  /** Called whenever status or loop status changes (the service updates its row). */
-  onStatus: (daemon: DaemonRuntime) => void;
+  /** Called whenever status or loop status changes (the service updates its row); awaited. */
+  onStatus: (daemon: DaemonRuntime) => Promise<void>;
   stopGraceMs: number;
 };
 
@@ -121,14 +121,16 @@ export class DaemonRuntime {
     return { ...file, ...this.summary(), pending_events: [...this.pending] };
   }
 
-  start(initial: "spawn" | "resume"): void {
+  /** Running from now on; resolves once the row says so (the loop starts then). */
+  start(initial: "spawn" | "resume"): Promise<void> {
     this.status = "running";
     this.loopStatus = undefined;
     this.error = undefined;
     this.stopRequested = false;
     this.requeuedSeq = undefined;
-    this.deps.onStatus(this);
-    this.loopDone = this.loop(initial).catch((err: unknown) => this.fail(err));
+    const saved = this.deps.onStatus(this);
+    this.loopDone = saved.then(() => this.loop(initial)).catch((err: unknown) => this.fail(err));
+    return saved;
   }
 
   /** Accept a committed trigger: appended at the back, the loop woken. */
@@ -164,7 +166,7 @@ export class DaemonRuntime {
     if (!options.keepRunning) this.status = "stopped";
     this.state = "idle";
     await this.persistNow();
-    if (!options.keepRunning) this.deps.onStatus(this);
+    if (!options.keepRunning) await this.deps.onStatus(this);
     return requeued;
   }
 
@@ -178,8 +180,10 @@ export class DaemonRuntime {
     const { max_iterations: maxIterations, wake_interval_ms: interval, idle_watchdog_attempts: watchdog } = this.meta.options;
     while (!this.stopRequested) {
       if (maxIterations !== undefined && this.totalIterations >= maxIterations) return this.end("budget_exhausted");
-      const wake = this.nextWake(pendingReason, lastWakeAt);
+      const wake = await this.nextWake(pendingReason, lastWakeAt);
       pendingReason = undefined;
+      // a stop that came while the entry was being claimed: it goes back to the front, untouched
+      if (this.stopRequested) return this.unclaim();
       if (wake) {
         idleTicks = 0;
         backoff = 0;
@@ -224,13 +228,19 @@ export class DaemonRuntime {
     });
   }
 
-  private nextWake(initial: "spawn" | "resume" | undefined, lastWakeAt: number): Wake | undefined {
+  private async nextWake(initial: "spawn" | "resume" | undefined, lastWakeAt: number): Promise<Wake | undefined> {
     if (initial === "spawn") return { reason: "spawn", text: this.meta.prompt };
     const head = this.pending.shift();
     if (head) {
       this.inflight = head;
-      this.deps.queue.setState(this.id, head.seq, "inflight");
-      return { reason: initial === "resume" ? "resume" : "message", text: payloadText(head.payload), event: head };
+      if (await this.deps.queue.claim(this.id, head.seq)) {
+        return { reason: initial === "resume" ? "resume" : "message", text: payloadText(head.payload), event: head };
+      }
+      // not this daemon's next entry in the table (another server holds it): left queued, tried again at the next wake
+      this.inflight = null;
+      this.pending.unshift(head);
+      this.deps.log.warn({ daemonId: this.id, seq: head.seq }, "daemon queue entry not claimed; retrying");
+      return undefined;
     }
     if (this.watchPaths.length > 0) {
       const now = scanWatchPaths(this.watchPaths);
@@ -258,7 +268,7 @@ export class DaemonRuntime {
       this.totalIterations++;
       this.result = text;
       if (this.inflight) {
-        this.deps.queue.setState(this.id, this.inflight.seq, "done");
+        await this.deps.queue.setState(this.id, this.inflight.seq, "done");
         this.inflight = null;
       }
       this.state = "idle";
@@ -275,7 +285,7 @@ export class DaemonRuntime {
       return { kind: "ok" };
     } catch (err) {
       if (abort.signal.aborted) return this.rollback(before);
-      this.rollback(before);
+      await this.rollback(before);
       throw err;
     } finally {
       this.turnAbort = undefined;
@@ -286,17 +296,21 @@ export class DaemonRuntime {
   }
 
   /** Undo a turn that did not finish: the snapshot stays pre-trigger, the event goes to the front. */
-  private rollback(before: number): TurnOutcome {
+  private async rollback(before: number): Promise<TurnOutcome> {
     this.messages.length = before;
     this.state = "idle";
-    const event = this.inflight;
-    if (event) {
-      this.inflight = null;
-      this.pending.unshift(event);
-      this.deps.queue.setState(this.id, event.seq, "pending");
-      this.requeuedSeq = event.seq;
-    }
+    await this.unclaim();
     return { kind: "aborted" };
+  }
+
+  /** The in-flight event (if any) back at the front of the queue, pending again. */
+  private async unclaim(): Promise<void> {
+    const event = this.inflight;
+    if (!event) return;
+    this.inflight = null;
+    this.pending.unshift(event);
+    this.requeuedSeq = event.seq;
+    await this.deps.queue.setState(this.id, event.seq, "pending");
   }
 
   private async callModel(signal: AbortSignal): Promise<string> {
@@ -320,7 +334,7 @@ export class DaemonRuntime {
     this.loopStatus = loopStatus;
     this.status = "stopped";
     this.state = "idle";
-    this.deps.onStatus(this);
+    await this.deps.onStatus(this);
     await this.persistNow().catch((err: unknown) => this.deps.log.error({ daemonId: this.id, err: (err as Error).message }, "daemon root files not written"));
     await this.publish("daemon.stopped", { summary: clip(`loop ended: ${loopStatus}`), status: "stopped", loopStatus });
   }
@@ -331,7 +345,11 @@ export class DaemonRuntime {
     this.loopStatus = "failed";
     this.state = "idle";
     this.error = message;
-    this.deps.onStatus(this);
+    try {
+      await this.deps.onStatus(this);
+    } catch (rowErr) {
+      this.deps.log.error({ daemonId: this.id, err: (rowErr as Error).message }, "daemon row not updated");
+    }
     try {
       await this.persistNow();
     } catch (persistErr) {
@@ -420,10 +438,12 @@ export class DaemonRuntime {
     return {
       files,
       written: () => {
+        const notPruned = (err: unknown) => this.deps.log.warn({ daemonId: this.id, err: (err as Error).message }, "daemon queue not pruned");
         try {
-          this.deps.queue.pruneDone(this.id, doneBelow);
+          const pruned = this.deps.queue.pruneDone(this.id, doneBelow);
+          if (pruned instanceof Promise) pruned.catch(notPruned);
         } catch (err) {
-          this.deps.log.warn({ daemonId: this.id, err: (err as Error).message }, "daemon queue not pruned");
+          notPruned(err);
         }
       },
     };

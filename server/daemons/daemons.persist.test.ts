@@ -39,7 +39,7 @@ describe("DaemonsService: persistence", () => {
     expect(d.persist_path).toBe(join(h.home, "daemons", d.id));
     await waitFor(() => h.calls.length >= 1, 5000, "the first turn");
     await h.service.trigger(d.id, { kind: "file_changed" });
-    await waitFor(() => h.service.snapshot(d.id).total_iterations === 2, 5000, "two turns");
+    await waitFor(async () => (await h.service.snapshot(d.id)).total_iterations === 2, 5000, "two turns");
     await h.service.stop(d.id);
     const meta = readJson(join(d.persist_path, "daemon.meta.json"));
     expect(meta).toMatchObject({
@@ -119,12 +119,12 @@ describe("DaemonsService: persistence", () => {
     const slow = `SLOW ${"z".repeat(600)}`;
     await h.service.trigger(d.id, slow);
     await h.service.trigger(d.id, "next");
-    await waitFor(() => h.service.snapshot(d.id).inflight_event?.seq === 0, 5000, "seq 0 in flight");
+    await waitFor(async () => (await h.service.snapshot(d.id)).inflight_event?.seq === 0, 5000, "seq 0 in flight");
     // server shutdown mid-turn: the daemon stays "running" on disk
     await h.service.shutdown();
     const before = h.calls.length;
     const restarted = h.newService();
-    expect(restarted.list().map((s) => s.status)).toEqual(["running"]);
+    expect((await restarted.list()).map((s) => s.status)).toEqual(["running"]);
     const { resumed } = await restarted.recover();
     expect(resumed).toEqual([d.id]);
     await waitFor(() => h.calls.length >= before + 2, 10_000, "two deliveries");
@@ -154,10 +154,10 @@ describe("DaemonsService: persistence", () => {
     await waitFor(() => h.calls.length >= 1, 5000, "the first turn");
     await h.service.trigger(d.id, `SLOW ${"q".repeat(600)}`);
     await h.service.trigger(d.id, "second");
-    await waitFor(() => h.service.snapshot(d.id).inflight_event?.seq === 0, 5000, "seq 0 in flight");
+    await waitFor(async () => (await h.service.snapshot(d.id)).inflight_event?.seq === 0, 5000, "seq 0 in flight");
     await h.service.stop(d.id);
     const other = h.newService();
-    const snap = other.snapshot(d.id);
+    const snap = await other.snapshot(d.id);
     expect(snap).toMatchObject({ id: d.id, status: "stopped", pending_event_count: 2, queued_event_count: 2, inflight_event: null, event_queue_capacity: 1024, total_iterations: 1 });
     expect(snap.pending_events.map((e) => e.payload)).toEqual([`SLOW ${"q".repeat(600)}`, "second"]);
     // resuming a running daemon returns its summary
@@ -169,7 +169,7 @@ describe("DaemonsService: persistence", () => {
     h = daemonHarness();
     const d = await h.service.spawn({ task: TASK });
     await h.service.delete(d.id);
-    expect(h.service.list()).toEqual([]);
+    expect(await h.service.list()).toEqual([]);
     expect(() => readFileSync(join(d.persist_path, "daemon.json"))).toThrow();
     expect((await caught(h.service.delete(d.id))).code).toBe("DAEMON_NOT_FOUND");
   });

@@ -25,7 +25,7 @@ export const daemonsRouter = router({
   /** The daemon's events after lastEventId, then live ones, in batches tracked by their last id. */
   onEvents: publicProcedure.input(OnDaemonEventsInput).subscription(async function* ({ input, ctx, signal }) {
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
-    const id = service(ctx).resolveId(input.daemonId, { lenient: true });
+    const id = await service(ctx).resolveId(input.daemonId, { lenient: true });
     ctx.stats.sseOpened();
     try {
       for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: { kind: "daemon", id }, signal })) {

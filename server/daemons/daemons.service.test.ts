@@ -39,7 +39,7 @@ describe("DaemonsService: queue", () => {
     // at-least-once: a re-queued in-flight event may be delivered twice in a row, never out of order
     const seen = messageCalls(h.calls).filter((c, i, all) => c !== all[i - 1]);
     expect(seen).toEqual(Array.from({ length: 1000 }, (_, i) => `m${i}`));
-    await waitFor(() => h.service.snapshot(d.id).queued_event_count === 0, 10_000, "an empty queue");
+    await waitFor(async () => (await h.service.snapshot(d.id)).queued_event_count === 0, 10_000, "an empty queue");
   }, 90_000);
 
   it("enforces the capacity, counting the in-flight event, with a typed error", async () => {
@@ -47,7 +47,7 @@ describe("DaemonsService: queue", () => {
     const d = await h.service.spawn({ task: TASK, eventQueueCapacity: 3 });
     await waitFor(() => h.calls.length >= 1, 5000, "the first turn");
     await h.service.trigger(d.id, `SLOW ${"x".repeat(600)}`);
-    await waitFor(() => h.service.snapshot(d.id).inflight_event != null, 5000, "an in-flight event");
+    await waitFor(async () => (await h.service.snapshot(d.id)).inflight_event != null, 5000, "an in-flight event");
     await h.service.trigger(d.id, "b");
     const { seq } = await h.service.trigger(d.id, "c");
     // acknowledged means committed
@@ -68,11 +68,11 @@ describe("DaemonsService: queue", () => {
     await h.service.trigger(d.id, slow);
     await h.service.trigger(d.id, "b");
     await h.service.trigger(d.id, { kind: "file_changed", path: "src/lib.rs" });
-    await waitFor(() => h.service.snapshot(d.id).inflight_event?.seq === 0, 5000, "seq 0 in flight");
+    await waitFor(async () => (await h.service.snapshot(d.id)).inflight_event?.seq === 0, 5000, "seq 0 in flight");
     const started = Date.now();
     await h.service.stop(d.id);
     expect(Date.now() - started).toBeGreaterThanOrEqual(400);
-    const snap = h.service.snapshot(d.id) as { pending_events: Array<{ seq: number }>; inflight_event: unknown; recorded_messages: Array<{ content: unknown }> };
+    const snap = (await h.service.snapshot(d.id)) as { pending_events: Array<{ seq: number }>; inflight_event: unknown; recorded_messages: Array<{ content: unknown }> };
     expect(snap.pending_events.map((e) => e.seq)).toEqual([0, 1, 2]);
     expect(snap.inflight_event).toBeNull();
     // the snapshot is pre-trigger: the half-consumed message is not in it
@@ -123,7 +123,7 @@ describe("DaemonsService: wakes and end statuses", () => {
     const d = await h.service.spawn({ task: TASK, idleWatchdogAttempts: 2 });
     const stopped = () => h.bus.store.readAfter(0, { kind: "daemon", id: d.id }, 1000).find((e) => e.type === "daemon.stopped");
     await waitFor(() => stopped() !== undefined, 5000, "the watchdog");
-    expect(h.service.snapshot(d.id)).toMatchObject({ status: "stopped", loop_status: "watchdog" });
+    expect(await h.service.snapshot(d.id)).toMatchObject({ status: "stopped", loop_status: "watchdog" });
     expect(stopped()?.payload).toMatchObject({ loopStatus: "watchdog" });
   });
 
@@ -134,10 +134,10 @@ describe("DaemonsService: wakes and end statuses", () => {
     const done = await h.service.spawn({ task: TASK });
     await h.service.trigger(budget.id, "one");
     await h.service.trigger(done.id, "all good ##DONE##");
-    await waitFor(() => [idle, budget, done].every((d) => h.service.snapshot(d.id).status !== "running"), 5000, "three ends");
-    expect(h.service.snapshot(idle.id).loop_status).toBe("idle");
-    expect(h.service.snapshot(budget.id).loop_status).toBe("budget_exhausted");
-    expect(h.service.snapshot(done.id).loop_status).toBe("done");
+    await waitFor(async () => (await Promise.all([idle, budget, done].map((d) => h.service.snapshot(d.id)))).every((s) => s.status !== "running"), 5000, "three ends");
+    expect((await h.service.snapshot(idle.id)).loop_status).toBe("idle");
+    expect((await h.service.snapshot(budget.id)).loop_status).toBe("budget_exhausted");
+    expect((await h.service.snapshot(done.id)).loop_status).toBe("done");
   });
 });
 
@@ -146,8 +146,8 @@ describe("DaemonsService: failures", () => {
     h = daemonHarness();
     const d = await h.service.spawn({ task: TASK });
     await h.service.trigger(d.id, "FAIL please");
-    await waitFor(() => h.service.snapshot(d.id).status === "failed", 5000, "the failure");
-    const snap = h.service.snapshot(d.id);
+    await waitFor(async () => (await h.service.snapshot(d.id)).status === "failed", 5000, "the failure");
+    const snap = await h.service.snapshot(d.id);
     expect(snap).toMatchObject({ status: "failed", loop_status: "failed", pending_event_count: 1, inflight_event: null });
     expect(snap.error).toMatch(/model refused: FAIL please/);
     expect(snap.pending_events[0]).toMatchObject({ seq: 0, payload: "FAIL please" });
@@ -155,7 +155,7 @@ describe("DaemonsService: failures", () => {
     await waitFor(() => failedEvent() !== undefined, 5000, "daemon.failed");
     expect(failedEvent()?.payload).toMatchObject({ code: "DAEMON_FAILED" });
     expect((await caught(h.service.trigger(d.id, "more"))).code).toBe("DAEMON_NOT_RUNNING");
-    expect(h.service.list()[0]).toMatchObject({ id: d.id, status: "failed" });
+    expect((await h.service.list())[0]).toMatchObject({ id: d.id, status: "failed" });
   });
 });
 

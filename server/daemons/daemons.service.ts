@@ -1,20 +1,21 @@
 import { rmSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { desc, eq } from "drizzle-orm";
+import type { z } from "zod";
 import { SpawnDaemonInput, type DaemonSummary, type QueuedDaemonEvent } from "../../shared/daemons";
-import type { Db } from "../db/client";
+import { first, type Store, type TxDb } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import { clip, DaemonRuntime, type DaemonSnapshotView, type DaemonToolsFactory, type RuntimeDeps } from "./daemon-runtime";
-import { daemons } from "./daemons.sql";
+import type { daemons } from "./daemons.sql";
 import { readDaemonRoot, SNAPSHOT_FILE, type DaemonMeta } from "./persist";
-import { DaemonQueueStore } from "./queue-store";
+import { createDaemonQueueStorage, type DaemonQueueStorage } from "./queue-store";
 import { allowedPath } from "./roots";
 import { newDaemonId } from "./uuidv7";
 
 export type DaemonsDeps = {
-  db: Db;
+  store: Store;
   bus: EventBus;
   log: Logger;
   /** `config.home`: default roots live in `<home>/daemons/<id>`. */
@@ -29,6 +30,7 @@ export type DaemonsDeps = {
 };
 
 type DaemonRow = typeof daemons.$inferSelect;
+type ParsedSpawnInput = z.output<typeof SpawnDaemonInput>;
 
 const notFound = (id: string) => new DomainError("DAEMON_NOT_FOUND", `Daemon not found: ${id}`, { kind: "NOT_FOUND", details: { daemonId: id } });
 
@@ -39,12 +41,14 @@ const notFound = (id: string) => new DomainError("DAEMON_NOT_FOUND", `Daemon not
  */
 export class DaemonsService {
   private readonly runtimes = new Map<string, DaemonRuntime>();
-  private readonly queue: DaemonQueueStore;
+  /** Roots a spawn or resume is starting a daemon on: one at a time per root (its checks, then its runtime). */
+  private readonly starting = new Map<string, Promise<unknown>>();
+  private readonly queue: DaemonQueueStorage;
   private readonly runtimeDeps: RuntimeDeps;
   private closing = false;
 
   constructor(private readonly deps: DaemonsDeps) {
-    this.queue = new DaemonQueueStore(deps.db);
+    this.queue = createDaemonQueueStorage(deps.store);
     this.runtimeDeps = {
       bus: deps.bus,
       queue: this.queue,
@@ -67,6 +71,10 @@ export class DaemonsService {
     const id = newDaemonId();
     const root = this.allowedPath(input.persistPath ?? join(this.deps.home, "daemons", id), "persistPath");
     const watchPaths = (input.watchPaths ?? []).map((p, i) => this.allowedPath(isAbsolute(p) ? p : resolve(root, p), `watchPaths.${i}`));
+    return this.onRoot(root, () => this.spawnOn(root, id, input, watchPaths));
+  }
+
+  private async spawnOn(root: string, id: string, input: ParsedSpawnInput, watchPaths: string[]): Promise<DaemonSummary> {
     this.assertRootFree(root);
     this.deps.resolveModel(input.model);
     const meta: DaemonMeta = {
@@ -96,14 +104,20 @@ export class DaemonsService {
     } catch (err) {
       throw new DomainError("DAEMON_PERSIST_FAILED", `Cannot write the daemon's state to ${root}: ${(err as Error).message}`, { kind: "BAD_REQUEST", details: { root } });
     }
-    this.insertRow(daemon);
+    // the row is written with its event (one transaction): neither exists without the other
+    try {
+      await this.deps.bus.publish(
+        "daemon.spawned",
+        { summary: clip(`spawned ${meta.name} on ${input.model}: ${meta.prompt}`), name: meta.name, persistPath: root, model: input.model },
+        { daemonId: id },
+        { write: (tx) => this.upsertRow(tx, daemon) },
+      );
+    } catch (err) {
+      if (this.isDefaultRoot(root, id)) rmSync(root, { recursive: true, force: true });
+      throw err;
+    }
     this.runtimes.set(id, daemon);
-    await this.deps.bus.publish(
-      "daemon.spawned",
-      { summary: clip(`spawned ${meta.name} on ${input.model}: ${meta.prompt}`), name: meta.name, persistPath: root, model: input.model },
-      { daemonId: id },
-    );
-    daemon.start("spawn");
+    await daemon.start("spawn");
     return daemon.summary();
   }
 
@@ -112,9 +126,10 @@ export class DaemonsService {
    * name (several named alike: the one running, else DAEMON_NAME_AMBIGUOUS). Unknown:
    * DAEMON_NOT_FOUND, or with `lenient` the reference itself (event filters: events outlive daemons).
    */
-  resolveId(idOrName: string, opts: { lenient?: boolean } = {}): string {
-    if (this.runtimes.has(idOrName) || this.row(idOrName)) return idOrName;
-    const named = this.deps.db.select({ id: daemons.id, status: daemons.status }).from(daemons).where(eq(daemons.name, idOrName)).orderBy(desc(daemons.createdAt)).all();
+  async resolveId(idOrName: string, opts: { lenient?: boolean } = {}): Promise<string> {
+    if (this.runtimes.has(idOrName) || (await this.row(idOrName))) return idOrName;
+    const { daemons } = this.deps.store.t;
+    const named = await this.deps.store.read.select({ id: daemons.id, status: daemons.status }).from(daemons).where(eq(daemons.name, idOrName)).orderBy(desc(daemons.createdAt));
     if (named.length === 1) return named[0]!.id;
     const running = named.filter((d) => d.status === "running");
     if (running.length === 1) return running[0]!.id;
@@ -126,11 +141,15 @@ export class DaemonsService {
     throw notFound(idOrName);
   }
 
-  /** Queue a trigger (by daemon id or name); resolves with its seq once the entry is committed to SQLite. */
+  /** Queue a trigger (by daemon id or name); resolves with its seq once the entry is committed to the database. */
   async trigger(idOrName: string, payload: unknown): Promise<{ seq: number }> {
-    const id = this.resolveId(idOrName);
+    // the hot path: a daemon running here, by id, is found without a query
+    const id = this.runtimes.has(idOrName) ? idOrName : await this.resolveId(idOrName);
     const daemon = this.runtimes.get(id);
-    if (!daemon) throw this.row(id) ? this.notRunning(id, this.row(id)!.status) : notFound(id);
+    if (!daemon) {
+      const row = await this.row(id);
+      throw row ? this.notRunning(id, row.status) : notFound(id);
+    }
     if (daemon.status !== "running" || this.closing) throw this.notRunning(id, daemon.status);
     if (!daemon.meta.options.triggers) throw new DomainError("DAEMON_TRIGGERS_DISABLED", `Daemon '${id}' was spawned with triggers: false`, { kind: "BAD_REQUEST" });
     const capacity = daemon.meta.event_queue_capacity;
@@ -161,17 +180,17 @@ export class DaemonsService {
   }
 
   /** The persisted snapshot plus live queue data. */
-  snapshot(idOrName: string): DaemonSnapshotView {
-    const id = this.resolveId(idOrName);
+  async snapshot(idOrName: string): Promise<DaemonSnapshotView> {
+    const id = await this.resolveId(idOrName);
     const daemon = this.runtimes.get(id);
     if (daemon) return daemon.snapshotView();
-    const row = this.row(id);
+    const row = await this.row(id);
     if (!row) throw notFound(id);
     const { meta, snapshot } = readDaemonRoot(row.persistPath);
     const { loop_status: _ignored, ...file } = snapshot;
     return {
       ...file,
-      ...this.rowSummary(row),
+      ...(await this.rowSummary(row)),
       pending_events: meta.pending_events,
       pending_event_count: meta.pending_events.length,
       inflight_event: meta.inflight_event,
@@ -184,10 +203,10 @@ export class DaemonsService {
 
   /** Stop at an idle boundary (waiting about 500 ms); an in-flight event goes back to the front. */
   async stop(idOrName: string): Promise<DaemonSummary> {
-    const id = this.resolveId(idOrName);
+    const id = await this.resolveId(idOrName);
     const daemon = this.runtimes.get(id);
     if (!daemon) {
-      const row = this.row(id);
+      const row = await this.row(id);
       if (!row) throw notFound(id);
       return this.rowSummary(row);
     }
@@ -204,54 +223,63 @@ export class DaemonsService {
   /** Resume from a daemon id (or name) or its root directory; queued and in-flight events replay first. */
   async resume(raw: { id?: string; path?: string }): Promise<DaemonSummary> {
     // with a path, the id only checks the root's daemon: it need not be known here
-    const ref = raw.id ? { ...raw, id: this.resolveId(raw.id, { lenient: raw.path !== undefined }) } : raw;
-    const root = ref.path ? this.allowedPath(ref.path, "path") : this.rowOrThrow(ref.id!).persistPath;
+    const ref = raw.id ? { ...raw, id: await this.resolveId(raw.id, { lenient: raw.path !== undefined }) } : raw;
+    const root = ref.path ? this.allowedPath(ref.path, "path") : (await this.rowOrThrow(ref.id!)).persistPath;
+    return this.onRoot(root, () => this.resumeOn(root, ref.id));
+  }
+
+  private async resumeOn(root: string, id: string | undefined): Promise<DaemonSummary> {
     const running = this.runningOn(root);
     if (running) return running.summary();
     const { meta, snapshot } = readDaemonRoot(root);
     // triggers acknowledged in this turn are committed before the queue is read back
-    this.queue.flush();
-    if (ref.id && meta.id !== ref.id) {
-      throw new DomainError("RESTORE_FAILED", `Cannot resume the daemon in ${root}: it holds daemon ${meta.id}, not ${ref.id}`, { details: { root, reason: "id mismatch" } });
+    await this.queue.flush();
+    if (id && meta.id !== id) {
+      throw new DomainError("RESTORE_FAILED", `Cannot resume the daemon in ${root}: it holds daemon ${meta.id}, not ${id}`, { details: { root, reason: "id mismatch" } });
     }
-    const pending = this.restoreQueue(meta);
-    meta.next_event_seq = Math.max(meta.next_event_seq, (this.queue.maxSeq(meta.id) ?? -1) + 1);
+    const { pending, maxSeq } = await this.restoreQueue(meta);
+    meta.next_event_seq = Math.max(meta.next_event_seq, (maxSeq ?? -1) + 1);
     const daemon = new DaemonRuntime(meta, snapshot, pending, root, this.runtimeDeps);
-    if (this.row(meta.id)) this.saveRow(daemon);
-    else this.insertRow(daemon);
-    this.runtimes.set(meta.id, daemon);
+    // the row (inserted, or updated when known) is written with its event
     await this.deps.bus.publish(
       "daemon.resumed",
       { summary: clip(`resumed ${meta.name} with ${pending.length} pending`), pendingEventCount: pending.length, ...(pending[0] ? { replayedSeq: pending[0].seq } : {}) },
       { daemonId: meta.id },
+      { write: (tx) => this.upsertRow(tx, daemon) },
     );
-    daemon.start("resume");
+    this.runtimes.set(meta.id, daemon);
+    await daemon.start("resume");
     return daemon.summary();
   }
 
-  list(): DaemonSummary[] {
-    const rows = this.deps.db.select().from(daemons).orderBy(desc(daemons.createdAt)).all();
-    return rows.map((row) => this.runtimes.get(row.id)?.summary() ?? this.rowSummary(row));
+  async list(): Promise<DaemonSummary[]> {
+    const { daemons } = this.deps.store.t;
+    const rows = await this.deps.store.read.select().from(daemons).orderBy(desc(daemons.createdAt));
+    return Promise.all(rows.map((row) => this.runtimes.get(row.id)?.summary() ?? this.rowSummary(row)));
   }
 
   /** Stop (if running) and forget a daemon; a default root under `<home>/daemons` is removed too. */
   async delete(idOrName: string): Promise<{ deleted: true }> {
-    const id = this.resolveId(idOrName);
-    const row = this.row(id);
+    const id = await this.resolveId(idOrName);
+    const row = await this.row(id);
     const daemon = this.runtimes.get(id);
     if (!row && !daemon) throw notFound(id);
     if (daemon?.status === "running") await this.stop(id);
     this.runtimes.delete(id);
-    this.queue.remove(id);
-    this.deps.db.delete(daemons).where(eq(daemons.id, id)).run();
+    const { daemons, daemonQueue } = this.deps.store.t;
+    await this.deps.store.tx(async (tx) => {
+      await tx.delete(daemonQueue).where(eq(daemonQueue.daemonId, id));
+      await tx.delete(daemons).where(eq(daemons.id, id));
+    });
     const root = row?.persistPath ?? daemon?.root;
-    if (root && resolve(root) === resolve(this.deps.home, "daemons", id)) rmSync(root, { recursive: true, force: true });
+    if (root && this.isDefaultRoot(root, id)) rmSync(root, { recursive: true, force: true });
     return { deleted: true };
   }
 
   /** At server start: daemons that were running resume by themselves, in-flight events first. */
   async recover(): Promise<{ resumed: string[]; failed: string[] }> {
-    const rows = this.deps.db.select().from(daemons).where(eq(daemons.status, "running")).all();
+    const { daemons } = this.deps.store.t;
+    const rows = await this.deps.store.read.select().from(daemons).where(eq(daemons.status, "running"));
     const resumed: string[] = [];
     const failed: string[] = [];
     for (const row of rows) {
@@ -261,7 +289,7 @@ export class DaemonsService {
       } catch (err) {
         failed.push(row.id);
         const message = err instanceof Error ? err.message : String(err);
-        this.deps.db.update(daemons).set({ status: "failed", loopStatus: "failed", error: message, updatedAt: Date.now() }).where(eq(daemons.id, row.id)).run();
+        await this.deps.store.tx((tx) => tx.update(daemons).set({ status: "failed", loopStatus: "failed", error: message, updatedAt: Date.now() }).where(eq(daemons.id, row.id)));
         this.deps.log.warn({ daemonId: row.id, err: message }, "daemon could not be resumed");
         await this.deps.bus.publish("daemon.failed", { summary: clip(`resume failed: ${message}`), code: (err as { code?: string }).code ?? "RESTORE_FAILED", message }, { daemonId: row.id }).catch(() => {});
       }
@@ -272,21 +300,37 @@ export class DaemonsService {
   /** Server shutdown: every daemon stops at an idle boundary but stays "running" for recover(). */
   async shutdown(): Promise<void> {
     this.closing = true;
-    this.queue.flush();
+    await this.queue.flush();
     await Promise.all([...this.runtimes.values()].filter((d) => d.status === "running").map((d) => d.stop({ keepRunning: true })));
     // an ended daemon's last root files may still be on their way to disk
     await Promise.all([...this.runtimes.values()].map((d) => d.filesWritten()));
   }
 
-  /** Queue entries to replay: the meta file's and the table's (the table wins), done ones dropped. */
-  private restoreQueue(meta: DaemonMeta): QueuedDaemonEvent[] {
-    const done = this.queue.doneSeqs(meta.id);
-    const bySeq = new Map<number, QueuedDaemonEvent>();
-    for (const e of [...(meta.inflight_event ? [meta.inflight_event] : []), ...meta.pending_events]) if (!done.has(e.seq)) bySeq.set(e.seq, e);
-    this.queue.restore(meta.id, [...bySeq.values()]);
-    this.queue.requeueInflight(meta.id);
-    for (const e of this.queue.open(meta.id)) bySeq.set(e.seq, { seq: e.seq, enqueued_at: e.enqueuedAt, payload: e.payload });
-    return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  /**
+   * Queue entries to replay: the meta file's and the table's (the table wins), done ones dropped:
+   * the meta file's entries go into the table where it does not hold them, in-flight ones back to
+   * pending, then the table's open entries are the queue.
+   */
+  private async restoreQueue(meta: DaemonMeta): Promise<{ pending: QueuedDaemonEvent[]; maxSeq: number | undefined }> {
+    const listed = [...(meta.inflight_event ? [meta.inflight_event] : []), ...meta.pending_events];
+    const { open, maxSeq } = await this.queue.recover(meta.id, listed);
+    return { pending: open.map((e) => ({ seq: e.seq, enqueued_at: e.enqueuedAt, payload: e.payload })), maxSeq };
+  }
+
+  /** Start on `root` once no other spawn or resume is starting a daemon there. */
+  private async onRoot<T>(root: string, start: () => Promise<T>): Promise<T> {
+    for (let other = this.starting.get(root); other; other = this.starting.get(root)) await other.catch(() => {});
+    const started = start();
+    this.starting.set(root, started);
+    try {
+      return await started;
+    } finally {
+      this.starting.delete(root);
+    }
+  }
+
+  private isDefaultRoot(root: string, id: string): boolean {
+    return resolve(root) === resolve(this.deps.home, "daemons", id);
   }
 
   private allowedPath(path: string, field: string): string {
@@ -311,18 +355,19 @@ export class DaemonsService {
     return new DomainError("DAEMON_NOT_RUNNING", `Daemon '${id}' is ${status}, not running: resume it first`, { kind: "CONFLICT", details: { daemonId: id, status } });
   }
 
-  private row(id: string): DaemonRow | undefined {
-    return this.deps.db.select().from(daemons).where(eq(daemons.id, id)).get();
+  private row(id: string): Promise<DaemonRow | undefined> {
+    const { daemons } = this.deps.store.t;
+    return first(this.deps.store.read.select().from(daemons).where(eq(daemons.id, id)));
   }
 
-  private rowOrThrow(id: string): DaemonRow {
-    const row = this.row(id);
+  private async rowOrThrow(id: string): Promise<DaemonRow> {
+    const row = await this.row(id);
     if (!row) throw notFound(id);
     return row;
   }
 
-  private rowSummary(row: DaemonRow): DaemonSummary {
-    const queued = this.queue.open(row.id).length;
+  private async rowSummary(row: DaemonRow): Promise<DaemonSummary> {
+    const queued = (await this.queue.open(row.id)).length;
     return {
       id: row.id,
       name: row.name,
@@ -340,19 +385,20 @@ export class DaemonsService {
     };
   }
 
-  private insertRow(d: DaemonRuntime): void {
+  /** The daemon's row: inserted, or (a daemon known here before) its status, error and root updated. */
+  private async upsertRow(tx: TxDb, d: DaemonRuntime): Promise<void> {
+    const { daemons } = this.deps.store.t;
     const now = Date.now();
-    this.deps.db
+    const set = { status: d.status, loopStatus: d.loopStatus ?? null, error: d.error ?? null, persistPath: d.root, updatedAt: now };
+    await tx
       .insert(daemons)
-      .values({ id: d.id, name: d.meta.name, persistPath: d.root, model: d.meta.options.model, status: d.status, loopStatus: d.loopStatus ?? null, error: d.error ?? null, createdAt: now, updatedAt: now })
-      .run();
+      .values({ id: d.id, name: d.meta.name, model: d.meta.options.model, createdAt: now, ...set })
+      .onConflictDoUpdate({ target: daemons.id, set });
   }
 
-  private saveRow(d: DaemonRuntime): void {
-    this.deps.db
-      .update(daemons)
-      .set({ status: d.status, loopStatus: d.loopStatus ?? null, error: d.error ?? null, persistPath: d.root, updatedAt: Date.now() })
-      .where(eq(daemons.id, d.id))
-      .run();
+  private async saveRow(d: DaemonRuntime): Promise<void> {
+    const { daemons } = this.deps.store.t;
+    const set = { status: d.status, loopStatus: d.loopStatus ?? null, error: d.error ?? null, persistPath: d.root, updatedAt: Date.now() };
+    await this.deps.store.tx((tx) => tx.update(daemons).set(set).where(eq(daemons.id, d.id)));
   }
 }

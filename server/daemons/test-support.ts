@@ -2,16 +2,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { closeDb, openDb, type Db } from "../db/client";
+import type { Db } from "../db/client";
+import { openSqliteStore, type SqliteStore } from "../db/sqlite-store";
 import { EventBus } from "../events/bus";
-import { EventStore } from "../events/event-store";
+import type { EventStore } from "../events/event-store";
 import { createLogger } from "../log";
 import { createMockModel } from "../models/mock";
 import { scriptInputFromCall } from "../models/prompt-input";
 import { DaemonsService } from "./daemons.service";
 
 /**
- * Test support for daemons: an in-memory DB, a real bus, and the mock/echo model with a recorder
+ * Test support for daemons: an in-memory SQLite store, a real bus, and the mock/echo model with a recorder
  * at the model boundary (the last user message of every call). A message starting with "SLOW"
  * streams slowly (about 1 s), so a test can stop a daemon mid-turn; one starting with "FAIL" makes
  * the model call fail.
@@ -21,6 +22,8 @@ const migrationsDir = resolve(import.meta.dirname, "..", "..", "drizzle");
 
 export type DaemonHarness = {
   home: string;
+  store: SqliteStore;
+  /** The store's SQLite connection (tests poke the tables directly). */
   db: Db;
   bus: EventBus<EventStore>;
   service: DaemonsService;
@@ -51,20 +54,22 @@ export function recordingModel(calls: string[]): LanguageModelV3 {
 
 export function daemonHarness(options: { allowedRoots?: string[] } = {}): DaemonHarness {
   const home = mkdtempSync(join(tmpdir(), "switchyard-daemons-"));
-  const db = openDb({ path: ":memory:", migrationsDir });
-  const bus = new EventBus(new EventStore(db));
+  const store = openSqliteStore({ path: ":memory:", migrationsDir });
+  const db = store.db;
+  const bus = new EventBus(store.events);
   const calls: string[] = [];
   const model = recordingModel(calls);
   const log = createLogger({ level: "silent", redact: (s) => s });
   const services: DaemonsService[] = [];
   const newService = () => {
-    const service = new DaemonsService({ db, bus, log, home, allowedRoots: options.allowedRoots ?? [], resolveModel: () => ({ model }) });
+    const service = new DaemonsService({ store, bus, log, home, allowedRoots: options.allowedRoots ?? [], resolveModel: () => ({ model }) });
     services.push(service);
     return service;
   };
   const service = newService();
   return {
     home,
+    store,
     db,
     bus,
     service,
@@ -73,16 +78,16 @@ export function daemonHarness(options: { allowedRoots?: string[] } = {}): Daemon
     async close() {
       await Promise.all(services.map((s) => s.shutdown()));
       bus.close();
-      closeDb(db);
+      await store.close();
       rmSync(home, { recursive: true, force: true });
     },
   };
 }
 
 /** Poll until `check` holds (or fail after timeoutMs). */
-export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = "condition"): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { EventBus } from "../events/bus";
 import { STORE_KINDS, testStores } from "../testing/stores";
-import { SqliteStore } from "./sqlite-store";
+import type { SqliteStore } from "./sqlite-store";
 import { first, type Store, type TxDb } from "./store";
 
 /**

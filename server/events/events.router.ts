@@ -5,9 +5,9 @@ import type { Context } from "../trpc/context";
 import { publicProcedure, router } from "../trpc/init";
 
 /** An agent scope by alias, a daemon scope by name: the canonical id (unknown ids as given: events outlive them). */
-function canonical(ctx: Context, scope: ScopeFilter | undefined): ScopeFilter | undefined {
-  if (scope?.kind === "agent") return { kind: "agent", id: ctx.agents.resolveId(scope.id, { lenient: true }) };
-  if (scope?.kind === "daemon" && ctx.daemons) return { kind: "daemon", id: ctx.daemons.resolveId(scope.id, { lenient: true }) };
+async function canonical(ctx: Context, scope: ScopeFilter | undefined): Promise<ScopeFilter | undefined> {
+  if (scope?.kind === "agent") return { kind: "agent", id: await ctx.agents.resolveId(scope.id, { lenient: true }) };
+  if (scope?.kind === "daemon" && ctx.daemons) return { kind: "daemon", id: await ctx.daemons.resolveId(scope.id, { lenient: true }) };
   return scope;
 }
 
@@ -21,7 +21,7 @@ export const eventsRouter = router({
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
     ctx.stats.sseOpened();
     try {
-      for await (const event of ctx.bus.subscribe({ afterId, scope: canonical(ctx, input.scope), signal })) {
+      for await (const event of ctx.bus.subscribe({ afterId, scope: await canonical(ctx, input.scope), signal })) {
         yield tracked(String(event.id), event);
       }
     } finally {
@@ -37,7 +37,7 @@ export const eventsRouter = router({
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
     ctx.stats.sseOpened();
     try {
-      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: canonical(ctx, input.scope), signal, highWaterMark: 100_000 })) {
+      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: await canonical(ctx, input.scope), signal, highWaterMark: 100_000 })) {
         yield tracked(String(batch[batch.length - 1]!.id), batch);
       }
     } finally {
@@ -47,12 +47,12 @@ export const eventsRouter = router({
 
   /** A page of stored events, oldest first. */
   list: publicProcedure.input(ListEventsInput).query(async ({ input, ctx }) => {
-    const events = await ctx.bus.store.readAfter(input.afterId, canonical(ctx, input.scope), input.limit);
+    const events = await ctx.bus.store.readAfter(input.afterId, await canonical(ctx, input.scope), input.limit);
     return { events, lastId: ctx.bus.lastId };
   }),
 
   count: publicProcedure.input(ListEventsInput.pick({ afterId: true, scope: true })).query(async ({ input, ctx }) => {
-    return { count: await ctx.bus.store.count(input.afterId, canonical(ctx, input.scope)), lastId: ctx.bus.lastId };
+    return { count: await ctx.bus.store.count(input.afterId, await canonical(ctx, input.scope)), lastId: ctx.bus.lastId };
   }),
 
   /** Put a note on the bus (scripts, `yard emit`, tests). Resolves once it is stored. */

@@ -6,7 +6,7 @@ import WebSocket from "ws";
 import { createServer } from "../app";
 import { loadConfig } from "../config";
 import { createSwitchyardClient } from "../client";
-import { removeHome, spawnServer, startTestServer, tempHome, type ServerProcess, type TestServer } from "../testing/server-harness";
+import { removeHome, spawnServer, startTestServer, storeContents, tempHome, TEST_STORE, type ServerProcess, type TestServer } from "../testing/server-harness";
 
 const TOKEN = "tok-SENTINEL-7f3a9c1e5b2d4f60";
 const ANTHROPIC = "sk-ant-SENTINEL-91c2e7d4a8b0";
@@ -177,8 +177,10 @@ describe("secrets never leak", () => {
       }
     };
     walk(home);
-    expect(files.some((f) => f.endsWith("switchyard.db"))).toBe(true);
-    const haystacks = [p.output(), ...bodies, ...files.map((f) => readFileSync(f).toString("latin1"))];
+    // the store: the SQLite file in the home, or every row of the PostgreSQL database
+    const stored = await storeContents(home);
+    expect(TEST_STORE === "postgres" ? stored.includes("hello, nothing secret here") : files.some((f) => f.endsWith("switchyard.db"))).toBe(true);
+    const haystacks = [p.output(), ...bodies, stored, ...files.map((f) => readFileSync(f).toString("latin1"))];
     expect(p.output()).toContain("Dashboard:");
     for (const secret of [TOKEN, ANTHROPIC, OPENAI]) {
       for (const text of haystacks) expect(text.includes(secret), `secret found in output`).toBe(false);

@@ -5,7 +5,10 @@ import { INBOX_EVENTS, inboxItems } from "./inbox.service";
 
 /** One place for everything waiting on a human. */
 export const inboxRouter = router({
-  list: publicProcedure.query(({ ctx }) => ({ items: inboxItems(ctx.agents, ctx.runs, ctx.conversations), lastEventId: ctx.bus.lastId })),
+  list: publicProcedure.query(async ({ ctx }) => {
+    const lastEventId = ctx.bus.lastId;
+    return { items: await inboxItems(ctx.agents, ctx.runs, ctx.conversations), lastEventId };
+  }),
   /**
    * The whole inbox, again after every event that may change it: a (re)connecting client gets the
    * complete current list at once, then each change; tracked by event id.
@@ -14,10 +17,10 @@ export const inboxRouter = router({
     ctx.stats.sseOpened();
     try {
       const from = ctx.bus.lastId;
-      yield tracked(String(from), { items: inboxItems(ctx.agents, ctx.runs, ctx.conversations) });
+      yield tracked(String(from), { items: await inboxItems(ctx.agents, ctx.runs, ctx.conversations) });
       for await (const batch of ctx.bus.subscribeBatches({ afterId: from, signal })) {
         if (!batch.some((e) => INBOX_EVENTS.has(e.type))) continue;
-        yield tracked(String(batch[batch.length - 1]!.id), { items: inboxItems(ctx.agents, ctx.runs, ctx.conversations) });
+        yield tracked(String(batch[batch.length - 1]!.id), { items: await inboxItems(ctx.agents, ctx.runs, ctx.conversations) });
       }
     } finally {
       ctx.stats.sseClosed();

@@ -23,23 +23,23 @@ export const INBOX_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
 ]);
 
 /** The inbox is a view over the agents' and runs' own state: nothing of it is stored twice. */
-export function inboxItems(agents: AgentsService, runs: RunsService, conversations: ConversationsService): InboxItem[] {
+export async function inboxItems(agents: AgentsService, runs: RunsService, conversations: ConversationsService): Promise<InboxItem[]> {
   const items: InboxItem[] = [];
-  const open = runs.openRequests();
+  const open = await runs.openRequests();
   // a CLI step's questions and approvals are its run's requests: listed once, as those
   const viaRun = new Set(open.map((r) => `${r.runId}|${r.request.agentName}`));
   const isRunStep = (a: { phaseId: string | null; taskId: string | null }) => !!a.phaseId && !!a.taskId && viaRun.has(`${a.phaseId}|${a.taskId}`);
-  const all = agents.list();
+  const all = await agents.list();
   for (const a of all.filter((x) => x.status === "waiting_for_input" && !isRunStep(x))) {
     items.push({ kind: "agent_question", id: `questions:${a.id}`, agentId: a.id, alias: a.alias, questions: a.pendingQuestions, createdAt: a.finishedAt ?? a.updatedAt });
   }
   const aliases = new Map(all.map((a) => [a.id, a.alias]));
   const stepAgents = new Set(all.filter(isRunStep).map((a) => a.id));
-  for (const ap of agents.approvals.list({ status: "pending" })) {
+  for (const ap of await agents.approvals.list({ status: "pending" })) {
     if (stepAgents.has(ap.agentId)) continue;
     items.push({ kind: "agent_approval", id: ap.id, agentId: ap.agentId, alias: aliases.get(ap.agentId) ?? ap.agentId, toolName: ap.toolName, input: ap.input, createdAt: ap.createdAt });
   }
-  for (const c of conversations.pending(HUMAN)) {
+  for (const c of await conversations.pending(HUMAN)) {
     items.push({ kind: "conversation", id: c.id, fromAgentId: c.fromAgentId, alias: aliases.get(c.fromAgentId) ?? c.fromAgentId, question: c.question, createdAt: c.createdAt });
   }
   for (const r of open) {

@@ -22,7 +22,7 @@ import { RunCancelledError, type RunState } from "./run-state";
 /** What a CLI step needs from the agents service. */
 export interface CliAgentsPort {
   spawn(input: SpawnAgentInput): Promise<AgentInfo>;
-  get(idOrAlias: string): AgentInfo;
+  get(idOrAlias: string): Promise<AgentInfo>;
   settled(idOrAlias: string): Promise<AgentInfo>;
   resume(idOrAlias: string, answers: Record<string, string>): Promise<AgentInfo>;
   message(idOrAlias: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }>;
@@ -31,9 +31,9 @@ export interface CliAgentsPort {
     idOrAlias: string,
     maxBytes: number,
   ): Promise<{ files: Array<{ path: string; status: string; insertions: number; deletions: number }>; insertions: number; deletions: number; commitsAhead: number; dirty: boolean; patch: string; truncated: boolean }>;
-  chunkOutput(agentId: string, chunkId: number): AgentOutputLine[];
+  chunkOutput(agentId: string, chunkId: number): Promise<AgentOutputLine[]>;
   /** The agent's usage plus that of every agent it spawned (and theirs). */
-  treeUsage(idOrAlias: string): AgentInfo["usage"];
+  treeUsage(idOrAlias: string): Promise<AgentInfo["usage"]>;
   approvals: { decide(approvalId: string, decision: { allow: boolean; message?: string }): Promise<unknown> };
 }
 
@@ -74,9 +74,9 @@ async function describeChanges(agents: CliAgentsPort, agent: AgentInfo): Promise
   ].join("\n");
 }
 
-function findAgent(agents: CliAgentsPort, id: string): AgentInfo | null {
+async function findAgent(agents: CliAgentsPort, id: string): Promise<AgentInfo | null> {
   try {
-    return agents.get(id);
+    return await agents.get(id);
   } catch {
     return null;
   }
@@ -100,13 +100,13 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
 
   // continue_run (or a later cycle pass) goes on with the same agent session in the same worktree
   const previous = (run.history.get(agentName) ?? []).findLast((r) => r.cliAgentId);
-  const before = previous?.cliAgentId ? findAgent(agents, previous.cliAgentId) : null;
+  const before = previous?.cliAgentId ? await findAgent(agents, previous.cliAgentId) : null;
   const reuse = before && !["starting", "running", "waiting_for_input", "waiting_for_account"].includes(before.status) && before.sessionId ? before : null;
   const afterId = bus.lastId;
   let info: AgentInfo;
   // after a server restart mid-step: the agent this step started runs on detached; follow it again
   const started = run.memo.cliAgents.get(stepKey);
-  const reattached = started ? findAgent(agents, started) : null;
+  const reattached = started ? await findAgent(agents, started) : null;
   if (reattached) {
     info = reattached;
   } else if (reuse) {
@@ -125,7 +125,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
     });
   }
   // the step's spend is its agent's and that of the helpers it spawned (its tree)
-  const usageBefore = reuse && !reattached ? agents.treeUsage(info.id) : { inputTokens: 0, outputTokens: 0 };
+  const usageBefore = reuse && !reattached ? await agents.treeUsage(info.id) : { inputTokens: 0, outputTokens: 0 };
   await run.emit("run.cli_agent", { agentName, stepKey, agentId: info.id, alias: info.alias, provider: info.provider, branch: info.branch, status: info.status, requestId: run.requestId });
 
   // stop_run stops the agent; a server shutdown does not (it runs on, and the step re-attaches)
@@ -154,7 +154,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
     let final: AgentInfo | null = null;
     if (reattached) {
       // what happened while the server was down: finished, or waiting for answers
-      const now = agents.get(info.id);
+      const now = await agents.get(info.id);
       if (now.status === "idle") final = await agents.settled(info.id);
       else if (now.status === "waiting_for_input") void answerQuestions(now.pendingQuestions);
       else if (now.status === "crashed" || now.status === "stopped") throw new DomainError("EXECUTION_ERROR", `CLI agent ${now.alias} of step "${agentName}" ${now.status} while the server was down: ${now.statusReason ?? ""}`);
@@ -177,7 +177,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
     const summary = (early && early.afterOutputs === outputs ? await early.text.catch(() => null) : null) ?? (await changeSummary(agents, final));
     const result = final.result?.trim() || "(the agent finished without a result message)";
     const text = `${result}\n\n${summary}`;
-    const spent = agents.treeUsage(final.id);
+    const spent = await agents.treeUsage(final.id);
     const usage: Usage = {
       promptTokens: Math.max(0, spent.inputTokens - usageBefore.inputTokens),
       completionTokens: Math.max(0, spent.outputTokens - usageBefore.outputTokens),
@@ -214,10 +214,10 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
       case "agent.output": {
         outputs++;
         let resultSeen = false;
-        for (const line of agents.chunkOutput(info.id, e.payload.chunkId)) resultSeen = forward(line) || resultSeen;
+        for (const line of await agents.chunkOutput(info.id, e.payload.chunkId)) resultSeen = forward(line) || resultSeen;
         // the CLI is done with its files: start the hand-over summary while its process winds down
         if (resultSeen) {
-          const text = describeChanges(agents, agents.get(info.id));
+          const text = agents.get(info.id).then((agent) => describeChanges(agents, agent));
           text.catch(() => undefined);
           speculative.early = { afterOutputs: outputs, text };
         }
@@ -297,7 +297,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
         questions.map(async (q) => [q.id, (await run.ask({ kind: "question", agentName, toolName: `${agent.provider}:question`, question: q.question, stepKey }, { toolName: `${agent.provider}:question`, question: q.question })).text] as const),
       );
       // answered on the agent's own page meanwhile: nothing more to send
-      if (agents.get(info.id).status === "waiting_for_input") await agents.resume(info.id, Object.fromEntries(answers));
+      if ((await agents.get(info.id)).status === "waiting_for_input") await agents.resume(info.id, Object.fromEntries(answers));
     } catch (err) {
       fail(err);
     } finally {

@@ -19,7 +19,8 @@ export type Answer = { text: string; decision?: PermissionDecision; source: "hum
 /** A request before it has an id and a time (distributes over the kinds). */
 export type DraftRequest = PendingRequest extends infer R ? (R extends PendingRequest ? Omit<R, "requestId" | "createdAt"> : never) : never;
 
-type Waiter = { request: PendingRequest; resolve: (a: Answer) => void; reject: (e: Error) => void };
+/** An open request; `answered` from the answer on (its run.request_answered may still be committing). */
+type Waiter = { request: PendingRequest; resolve: (a: Answer) => void; reject: (e: Error) => void; answered?: boolean };
 
 /** What a resumed segment already did: completed steps and calls are not run again. */
 export type Memo = {
@@ -177,7 +178,7 @@ export class RunState {
   }
 
   pendingRequests(): PendingRequest[] {
-    return [...this.#waiters.values()].map((w) => w.request);
+    return [...this.#waiters.values()].filter((w) => !w.answered).map((w) => w.request);
   }
 
   findRequest(predicate: (r: PendingRequest) => boolean): PendingRequest | undefined {
@@ -215,7 +216,9 @@ export class RunState {
   /** Deliver an answer; false when no such request is open. */
   answer(requestId: string, answer: Answer): boolean {
     const waiter = this.#waiters.get(requestId);
-    if (!waiter) return false;
+    // answered once: a second answer (another tab, a retry) finds nothing open
+    if (!waiter || waiter.answered) return false;
+    waiter.answered = true;
     waiter.resolve(answer);
     return true;
   }

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { createServer, type SwitchyardServer } from "../app";
 import { createSwitchyardClient, type SwitchyardClient } from "../client";
 import { loadConfig, type ENV_VARS } from "../config";
+import postgres from "postgres";
 import { createTestDatabase, type TestDatabase } from "./postgres";
 
 /** Test support: the real server, in-process or as a child process, on a random loopback port. */
@@ -29,6 +30,27 @@ export async function storeEnv(home: string, env: Record<string, string | undefi
     databases.set(home, db);
   }
   return { SWITCHYARD_DATABASE_URL: (await db).url, SWITCHYARD_SECRET_KEY: env.SWITCHYARD_SECRET_KEY ?? TEST_SECRET_KEY };
+}
+
+/**
+ * Everything the store of this home holds, as text (secrets must not be in it): on PostgreSQL
+ * every row of every table; on SQLite "" (the file is in the home: read it with the home's files).
+ */
+export async function storeContents(home: string): Promise<string> {
+  const db = databases.get(home);
+  if (!db) return "";
+  const sql = postgres((await db).url, { max: 1, onnotice: () => {} });
+  try {
+    const tables = await sql<Array<{ name: string }>>`SELECT tablename AS name FROM pg_tables WHERE schemaname IN ('public', 'drizzle')`;
+    const parts: string[] = [];
+    for (const { name } of tables) {
+      const rows = await sql.unsafe(`SELECT t::text AS row FROM "${name}" t`).catch(() => sql.unsafe(`SELECT t::text AS row FROM drizzle."${name}" t`));
+      for (const r of rows as unknown as Array<{ row: string }>) parts.push(String(r.row));
+    }
+    return parts.join("\n");
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }
 
 export function tempHome(prefix = "switchyard-test-"): string {

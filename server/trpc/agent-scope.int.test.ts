@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 const quick = (name: string) => fakeAgentPrompt(name, [{ done: `${name} done` }]);
-const as = (agentId: string) => createSwitchyardClient({ url: w.t.url, token: agentToken(agentSecrets(w.t.home, undefined).mint, agentId) });
+const as = (agentId: string) => createSwitchyardClient({ url: w.t.url, token: agentToken(agentSecrets(w.t.home, w.t.server.services.config.secretKey).mint, agentId) });
 
 async function refusal(p: Promise<unknown>): Promise<{ code?: string; appCode?: string; message: string }> {
   const err = await p.then(
@@ -127,7 +127,7 @@ describe("an agent's token", () => {
 
   it("cannot use the daemon protocol (/ws) or trigger a daemon over HTTP", async () => {
     const agent = await human.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: quick("ws") });
-    const token = agentToken(agentSecrets(w.t.home, undefined).mint, agent.id);
+    const token = agentToken(agentSecrets(w.t.home, w.t.server.services.config.secretKey).mint, agent.id);
     const status = await new Promise<number>((resolve) => {
       const ws = new WebSocket(`${w.t.url.replace("http", "ws")}/ws`, { headers: { authorization: `Bearer ${token}` } });
       ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));

@@ -10,29 +10,30 @@ import type { Context } from "./context";
  * has a rule here; one without (a new procedure) is refused to agents until it gets one (a test
  * checks every procedure is listed).
  */
-type Rule = "allow" | "deny" | ((ctx: Context, input: Record<string, unknown>, self: string) => boolean);
+type Rule = "allow" | "deny" | ((ctx: Context, input: Record<string, unknown>, self: string) => boolean | Promise<boolean>);
 
 /** Its own agent or one it spawned, by id or alias in the input's `agentId`. */
-const family: Rule = (ctx, input, self) => {
+const family: Rule = async (ctx, input, self) => {
   const ref = input.agentId;
   if (typeof ref !== "string") return false;
-  return ctx.agents.familyOf(self).has(ctx.agents.resolveId(ref, { lenient: true }));
+  const [family, id] = await Promise.all([ctx.agents.familyOf(self), ctx.agents.resolveId(ref, { lenient: true })]);
+  return family.has(id);
 };
 
 /** The agent itself, in `key`. */
 const itself =
   (key: string): Rule =>
-  (ctx, input, self) =>
-    typeof input[key] === "string" && ctx.agents.resolveId(input[key], { lenient: true }) === self;
+  async (ctx, input, self) =>
+    typeof input[key] === "string" && (await ctx.agents.resolveId(input[key], { lenient: true })) === self;
 
 /** A conversation it asked or that was asked of it (`to`: only one asked of it). */
 const conversation =
   (to: boolean): Rule =>
-  (ctx, input, self) => {
+  async (ctx, input, self) => {
     if (typeof input.conversationId !== "string") return false;
-    const c = ctx.conversations.get(input.conversationId);
-    const toSelf = ctx.agents.resolveId(c.toAgentId, { lenient: true }) === self;
-    return to ? toSelf : toSelf || ctx.agents.resolveId(c.fromAgentId, { lenient: true }) === self;
+    const c = await ctx.conversations.get(input.conversationId);
+    const toSelf = (await ctx.agents.resolveId(c.toAgentId, { lenient: true })) === self;
+    return to ? toSelf : toSelf || (await ctx.agents.resolveId(c.fromAgentId, { lenient: true })) === self;
   };
 
 export const AGENT_RULES: Record<string, Rule> = {
@@ -104,14 +105,14 @@ export const AGENT_RULES: Record<string, Rule> = {
 };
 
 /** Refuses (FORBIDDEN, AGENT_FORBIDDEN) a call past an agent's rights; anyone else passes. */
-export function checkAgentScope(ctx: Context, path: string, rawInput: unknown): void {
+export async function checkAgentScope(ctx: Context, path: string, rawInput: unknown): Promise<void> {
   if (ctx.principal?.kind !== "agent") return;
   const self = ctx.principal.agentId;
   const rule = AGENT_RULES[path] ?? "deny";
   const input = rawInput && typeof rawInput === "object" ? (rawInput as Record<string, unknown>) : {};
   let allowed: boolean;
   try {
-    allowed = rule === "allow" || (rule !== "deny" && rule(ctx, input, self));
+    allowed = rule === "allow" || (rule !== "deny" && (await rule(ctx, input, self)));
   } catch {
     allowed = false; // e.g. the conversation does not exist: not its own
   }

@@ -45,7 +45,7 @@ const translateErrors = t.middleware(async ({ next }) => {
 
 /** An agent's own token reaches only what agent-scope.ts allows it. */
 const agentScope = t.middleware(async ({ ctx, path, getRawInput, next }) => {
-  if (ctx.principal?.kind === "agent") checkAgentScope(ctx, path, await getRawInput());
+  if (ctx.principal?.kind === "agent") await checkAgentScope(ctx, path, await getRawInput());
   return next();
 });
 

@@ -8,16 +8,14 @@ import { AgentLifecycle } from "../../agents/agent-lifecycle";
 import { AgentMessages } from "../../agents/agent-messages";
 import { AgentRecords } from "../../agents/agent-records";
 import { AgentLogStore } from "../../agents/log-store";
-import { DaemonQueueStore } from "../../daemons/queue-store";
+import { createDaemonQueueStorage } from "../../daemons/queue-store";
 import { EventBus } from "../../events/bus";
 import { createLogger } from "../../log";
 import { REPO_ROOT } from "../../paths";
 import { RunLifecycle } from "../../runs/run-lifecycle";
 import { RunState, type PolicyPort } from "../../runs/run-state";
-import type { Db } from "../client";
-import { openSqliteStore } from "../sqlite-store";
+import { openSqliteStore, type SqliteStore as EmbeddedStore } from "../sqlite-store";
 import type { Store } from "../store";
-import { agents, conversations, daemons } from "../schema";
 
 /**
  * Test support for copy.int.test.ts: a SQLite store written by the real server code (the bus, the
@@ -36,17 +34,16 @@ export async function buildSqliteStore(options: { events?: number } = {}): Promi
   const dir = mkdtempSync(join(tmpdir(), "switchyard-copy-"));
   const path = join(dir, "switchyard.db");
   const store = openSqliteStore({ path, migrationsDir: join(REPO_ROOT, "drizzle") });
-  const db = store.db;
   const bus = new EventBus(store.events);
   const now = Date.now();
   const remove = () => rmSync(dir, { recursive: true, force: true });
   try {
     await writeEvents(bus, options.events ?? 0);
     await writeRuns(store, bus);
-    await writeAgents(db, bus, now);
-    await writeDaemons(db, now);
-    writeConversations(db, now);
-    await writeAccounts(db, bus, join(dir, "home"), now);
+    await writeAgents(store, bus, now);
+    await writeDaemons(store, now);
+    await writeConversations(store, now);
+    await writeAccounts(store, bus, join(dir, "home"), now);
   } catch (err) {
     await store.close();
     remove();
@@ -85,25 +82,27 @@ async function writeRuns(store: Store, bus: EventBus): Promise<void> {
  * One agent through the records, the lifecycle, follow-ups, the log store and approvals; one with
  * every column set (what a long-lived agent accumulates), written directly.
  */
-async function writeAgents(db: Db, bus: EventBus, now: number): Promise<void> {
-  const records = new AgentRecords(db);
-  records.insert({ id: "agent_live", alias: "live-one", provider: "fake", mode: "execute", permissionMode: "ask", prompt: AWKWARD, task: "t", workspacePath: "/w/live", workspaceKind: "worktree", configDir: "/c", createdAt: now, updatedAt: now });
+async function writeAgents(store: EmbeddedStore, bus: EventBus, now: number): Promise<void> {
+  const records = new AgentRecords(store);
+  await records.insert({ id: "agent_live", alias: "live-one", provider: "fake", mode: "execute", permissionMode: "ask", prompt: AWKWARD, task: "t", workspacePath: "/w/live", workspaceKind: "worktree", configDir: "/c", createdAt: now, updatedAt: now });
   await new AgentLifecycle(records, bus).transition("agent_live", "launched", { event: { type: "agent.status_changed", payload: { status: "running" } } });
-  const messages = new AgentMessages(db);
-  messages.enqueueIfLive("agent_live", "first follow-up");
-  messages.markDelivered([messages.enqueueIfLive("agent_live", "second, delivered").id]);
-  const logs = new AgentLogStore(db);
+  const messages = new AgentMessages(store);
+  await store.tx(async (tx) => {
+    await messages.enqueueIfLive(tx, "agent_live", "first follow-up");
+    await messages.markDelivered(tx, [(await messages.enqueueIfLive(tx, "agent_live", "second, delivered")).id]);
+  });
+  const logs = new AgentLogStore(store);
   await logs.append("agent_live", 1, ['{"type":"system"}', `{"type":"assistant","text":${JSON.stringify(AWKWARD_JSON)}}`], 4096);
   await logs.append("agent_live", 1, Array.from({ length: 50 }, (_, i) => `{"line":${i}}`), 8192);
   await logs.append("agent_live", 2, [`{"big":"${"x".repeat(1024 * 1024)}"}`], 1_100_000);
-  const approvals = new AgentApprovals(db, bus);
+  const approvals = new AgentApprovals(store, bus);
   void approvals.request("agent_live", "Bash", { command: "rm -rf /tmp/x" });
   void approvals.request("agent_live", "Edit", { file: "a.ts" });
   await new Promise((r) => setTimeout(r, 20));
-  const [first] = approvals.list({ agentId: "agent_live" });
+  const [first] = await approvals.list({ agentId: "agent_live" });
   await approvals.decide(first!.id, { allow: false, message: "not that" });
-  db.insert(agents)
-    .values({
+  await store.tx(async (tx) => {
+    await tx.insert(store.t.agents).values({
       id: "agent_full", alias: "full-one", provider: "claude", status: "idle", version: 7, statusReason: "done", mode: "review", permissionMode: "bypass", prompt: "p", task: "t",
       model: "claude-x", repoPath: "/repo", baseRef: "main", baseCommit: "abc123", branch: "yard/full", workspacePath: "/w/full", workspaceKind: "directory", workspaceRemoved: true,
       configDir: "/c2", sessionId: "sess-1", sessionNumber: 3, pid: 4_194_303, pidStart: "123456789", outputPath: "/o.jsonl", outputOffset: 5_000_000_000, lineCount: 1234, chunkSeq: 56,
@@ -111,35 +110,41 @@ async function writeAgents(db: Db, bus: EventBus, now: number): Promise<void> {
       missingSignalRetries: 2, exitCode: -1, taskId: "task-1", phaseId: "phase-1", initiativeId: "init-1", accountId: "acct", runPrompt: "again", runResumed: true, commitRequests: 1,
       cleanupWarning: "dirty", runReason: "message", diskBytes: 9_007_199_254_740_991, diskCheckedAt: now, mergedInto: "main", mergeStrategy: "squash", mergeCommit: "def456",
       mergedHead: "0123abc", mergedAt: now, createdAt: 1, updatedAt: now, finishedAt: now,
-    })
-    .run();
+    });
+  });
 }
 
 /** Daemon rows and their durable queue (pending, inflight, done). */
-async function writeDaemons(db: Db, now: number): Promise<void> {
-  db.insert(daemons).values({ id: "daemon_1", name: "watcher", persistPath: "/d/watcher", model: "mock/echo", status: "running", loopStatus: null, error: null, createdAt: now, updatedAt: now }).run();
-  db.insert(daemons).values({ id: "daemon_2", name: "failed", persistPath: "/d/failed", model: "mock/echo", status: "failed", loopStatus: "budget_exhausted", error: AWKWARD, createdAt: now, updatedAt: now }).run();
-  const queue = new DaemonQueueStore(db);
+async function writeDaemons(store: Store, now: number): Promise<void> {
+  const { daemons } = store.t;
+  await store.tx(async (tx) => {
+    await tx.insert(daemons).values({ id: "daemon_1", name: "watcher", persistPath: "/d/watcher", model: "mock/echo", status: "running", loopStatus: null, error: null, createdAt: now, updatedAt: now });
+    await tx.insert(daemons).values({ id: "daemon_2", name: "failed", persistPath: "/d/failed", model: "mock/echo", status: "failed", loopStatus: "budget_exhausted", error: AWKWARD, createdAt: now, updatedAt: now });
+  });
+  const queue = createDaemonQueueStorage(store);
   await Promise.all([1, 2, 3].map((seq) => queue.insert({ daemonId: "daemon_1", seq, enqueuedAt: new Date(now + seq).toISOString(), payloadJson: JSON.stringify({ seq, text: AWKWARD_JSON }) })));
-  queue.setState("daemon_1", 1, "done");
-  queue.setState("daemon_1", 2, "inflight");
+  await queue.setState("daemon_1", 1, "done");
+  await queue.setState("daemon_1", 2, "inflight");
 }
 
-function writeConversations(db: Db, now: number): void {
-  db.insert(conversations).values({ id: "conv_1", fromAgentId: "agent_live", toAgentId: "human", question: "Ship it?", status: "pending", createdAt: now, updatedAt: now }).run();
-  db.insert(conversations)
-    .values({ id: "conv_2", fromAgentId: "agent_full", toAgentId: "agent_live", initiativeId: "i", phaseId: "p", taskId: "t", question: "Port?", answer: "8080", status: "answered", createdAt: now, updatedAt: now + 1 })
-    .run();
+async function writeConversations(store: Store, now: number): Promise<void> {
+  const { conversations } = store.t;
+  await store.tx(async (tx) => {
+    await tx.insert(conversations).values({ id: "conv_1", fromAgentId: "agent_live", toAgentId: "human", question: "Ship it?", status: "pending", createdAt: now, updatedAt: now });
+    await tx
+      .insert(conversations)
+      .values({ id: "conv_2", fromAgentId: "agent_full", toAgentId: "agent_live", initiativeId: "i", phaseId: "p", taskId: "t", question: "Port?", answer: "8080", status: "answered", createdAt: now, updatedAt: now + 1 });
+  });
 }
 
 /** Accounts sealed by the accounts service: an API key, and an exhausted OAuth login. */
-async function writeAccounts(db: Db, bus: EventBus, home: string, now: number): Promise<void> {
+async function writeAccounts(store: Store, bus: EventBus, home: string, now: number): Promise<void> {
   const log = createLogger({ level: "silent", redact: (s) => s });
   const accounts = new AccountsService({
-    db, bus, log, home, cooldownMs: 60_000, claudeOAuth: { tokenUrl: "http://127.0.0.1:9/unused", clientId: "c" }, addSecret: () => {}, activeAgentsOf: () => 0,
+    store, bus, log, home, cooldownMs: 60_000, claudeOAuth: { tokenUrl: "http://127.0.0.1:9/unused", clientId: "c" }, addSecret: () => {}, activeAgentsOf: () => 0,
   });
   await accounts.add({ provider: "claude", label: "work", secret: "sk-ant-secret-1234" });
   const oauth = await accounts.add({ provider: "claude", label: "personal", email: "me@example.com", kind: "oauth", secret: "oauth-access-5678", refreshToken: "refresh-9999", expiresAt: now + 3_600_000 });
   await accounts.markExhausted(oauth.id, now + 60_000, "usage limit");
-  accounts.close();
+  await accounts.close();
 }
