@@ -280,23 +280,27 @@ describe.each(STORE_KINDS)("the agents domain on %s", (kind) => {
       s.bus.close();
     });
 
-    it.runIf(kind === "postgres")("two servers appending to one agent's log at once: every line stored once, numbered without gaps; a NUL is stored as U+FFFD", async () => {
-      const store = await stores.fresh(kind);
-      const a = await side(store);
-      const b = await side(await stores.again(store));
-      const id = await agentIn(a, "running");
-      const [logsA, logsB] = [agentLogStoreOf(a.store), agentLogStoreOf(b.store)];
-      const writes = Array.from({ length: 40 }, (_, i) => (i % 2 ? logsA : logsB).append(id, 1, [`${i}.1`, `${i}.2`], i));
-      const refs = (await Promise.all(writes)).flat();
-      expect(refs.map((r) => r.fromLine).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i * 2));
-      const lines = await logsA.readLines(id, 0, 100);
-      expect(lines.map((l) => l.line)).toEqual(Array.from({ length: 80 }, (_, i) => i));
-      expect(new Set(lines.map((l) => l.raw)).size).toBe(80);
-      expect(await a.records.get(id)).toMatchObject({ lineCount: 80, chunkSeq: 40 });
-      const [nul] = await logsA.append(id, 1, ["before\u0000after"]);
-      expect((await logsB.chunk(nul!.chunkId))?.lines).toEqual(["before\uFFFDafter"]);
-      a.bus.close();
-      b.bus.close();
-    });
+  });
+});
+
+// PostgreSQL only: on SQLite one server owns the file, so no two servers append at once
+describe("the output log on postgres", () => {
+  it("two servers appending to one agent's log at once: every line stored once, numbered without gaps; a NUL is stored as U+FFFD", async () => {
+    const store = await stores.fresh("postgres");
+    const a = await side(store);
+    const b = await side(await stores.again(store));
+    const id = await agentIn(a, "running");
+    const [logsA, logsB] = [agentLogStoreOf(a.store), agentLogStoreOf(b.store)];
+    const writes = Array.from({ length: 40 }, (_, i) => (i % 2 ? logsA : logsB).append(id, 1, [`${i}.1`, `${i}.2`], i));
+    const refs = (await Promise.all(writes)).flat();
+    expect(refs.map((r) => r.fromLine).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i * 2));
+    const lines = await logsA.readLines(id, 0, 100);
+    expect(lines.map((l) => l.line)).toEqual(Array.from({ length: 80 }, (_, i) => i));
+    expect(new Set(lines.map((l) => l.raw)).size).toBe(80);
+    expect(await a.records.get(id)).toMatchObject({ lineCount: 80, chunkSeq: 40 });
+    const [nul] = await logsA.append(id, 1, ["before\u0000after"]);
+    expect((await logsB.chunk(nul!.chunkId))?.lines).toEqual(["before\uFFFDafter"]);
+    a.bus.close();
+    b.bus.close();
   });
 });

@@ -196,6 +196,8 @@ export class RunState {
     if (reopened) this.#memo.openRequests.delete(key);
     const request = (reopened ?? { ...draft, requestId: randomUUID(), createdAt: new Date().toISOString() }) as PendingRequest;
     const answered = new Promise<Answer>((resolve, reject) => this.#waiters.set(request.requestId, { request, resolve, reject }));
+    // a cancel while run.request_opened commits rejects it before it is awaited below: not unhandled
+    answered.catch(() => {});
     if (!reopened) await this.emit("run.request_opened", { request });
     try {
       const answer = await answered;
