@@ -28,7 +28,8 @@ const messageItem = (id: string, status: string, text?: string): Item =>
   ({ id, type: "message", status, role: "assistant", content: text === undefined ? [] : [textPart(text)] });
 
 const callItem = (ctx: WireContext, call: PlannedToolCall): Item => ({
-  id: ctx.newId("fc_fake_"), type: "function_call", status: "completed", call_id: call.id ?? ctx.newId("call_fake_"), name: call.name, arguments: call.argsJson,
+  id: ctx.newId("fc_fake_"), type: "function_call", status: "completed", call_id: call.id ?? ctx.newId("call_fake_"),
+  ...(call.namespace ? { namespace: call.namespace } : {}), name: call.name, arguments: call.argsJson,
 });
 
 /** The final state of the response: status, output items, usage. */

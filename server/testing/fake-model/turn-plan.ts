@@ -5,7 +5,7 @@ import type { FakeReply, FakeReplyInput, FakeStopReason, FakeStreamError, FakeTu
 
 const ARGS_CHUNK_SIZE = 16;
 
-export type PlannedToolCall = { id?: string; name: string; input: unknown; argsJson: string; argsChunks: string[] };
+export type PlannedToolCall = { id?: string; namespace?: string; name: string; input: unknown; argsJson: string; argsChunks: string[] };
 
 export type PlannedTurn = {
   thinking: string[];
@@ -30,7 +30,7 @@ function textDeltas(turn: FakeTurn): string[] {
   return chunkText(turn.text ?? "", turn.chunkSize ?? DEFAULT_CHUNK_SIZE);
 }
 
-function planToolCall(call: { id?: string; name: string; input: unknown }): PlannedToolCall {
+function planToolCall(call: { id?: string; namespace?: string; name: string; input: unknown }): PlannedToolCall {
   const argsJson = JSON.stringify(call.input ?? {});
   return { ...call, argsJson, argsChunks: chunkText(argsJson, ARGS_CHUNK_SIZE) };
 }

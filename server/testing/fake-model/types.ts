@@ -9,6 +9,11 @@ export type FakeToolCall = {
   input: unknown;
   /** Defaults to a generated `toolu_fake_N` / `call_fake_N`. */
   id?: string;
+  /**
+   * Responses API only: the `namespace` of the call, for a tool offered inside a `namespace` tool
+   * (codex offers each MCP server's tools so: `mcp__<server>`, the tool's own name as `name`).
+   */
+  namespace?: string;
 };
 
 export type FakeUsage = { inputTokens?: number; outputTokens?: number };
