@@ -47,8 +47,10 @@ export function codexConfigToml(spec: LaunchSpec): string {
     );
   }
   if (spec.mcpServer) {
-    // the plain /mcp: an account's CODEX_HOME is shared by its agents; the token says which agent it is
-    lines.push("", `[mcp_servers.${spec.mcpServer.serverName}]`, `url = ${tomlString(spec.mcpServer.sharedUrl)}`, `bearer_token_env_var = ${tomlString(spec.mcpServer.tokenEnv)}`);
+    // the plain /mcp: an account's CODEX_HOME is shared by its agents; the token says which agent it is.
+    // Its tools approved: `codex exec` cannot ask, and refuses them in acceptEdits/ask otherwise; the
+    // agent's token bounds what they may do (as claude's allow rule mcp__switchyard)
+    lines.push("", `[mcp_servers.${spec.mcpServer.serverName}]`, `url = ${tomlString(spec.mcpServer.sharedUrl)}`, `bearer_token_env_var = ${tomlString(spec.mcpServer.tokenEnv)}`, `default_tools_approval_mode = "approve"`);
   }
   lines.push("", "[analytics]", "enabled = false", "");
   return lines.join("\n");

@@ -292,7 +292,7 @@ describe("the switchyard MCP server every agent gets", () => {
 
   it("codex: mcp_servers.switchyard on the shared /mcp, the token read from SWITCHYARD_TOKEN, never written", () => {
     const toml = codexConfigToml(spec({ mcpServer: { ...mcpServer, configPath: "/unused" } }));
-    expect(toml).toContain('[mcp_servers.switchyard]\nurl = "http://127.0.0.1:7422/mcp"\nbearer_token_env_var = "SWITCHYARD_TOKEN"');
+    expect(toml).toContain('[mcp_servers.switchyard]\nurl = "http://127.0.0.1:7422/mcp"\nbearer_token_env_var = "SWITCHYARD_TOKEN"\ndefault_tools_approval_mode = "approve"');
     expect(toml).not.toContain("SECRET-SIG");
   });
 });
