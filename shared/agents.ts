@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AccountKind } from "./accounts";
 import { AgentStatus } from "./statuses";
 
 /**
@@ -105,6 +106,80 @@ export type AgentApproval = z.infer<typeof AgentApproval>;
 
 export const MergeStrategy = z.enum(["merge", "squash", "rebase"]);
 export type MergeStrategy = z.infer<typeof MergeStrategy>;
+
+/** What merging an agent's branch did (`agents.merge`). */
+export const MergeResult = z.object({
+  merged: z.boolean(),
+  into: z.string(),
+  branch: z.string(),
+  commit: z.string().nullable(),
+  /** The branch head merged (null when nothing was). */
+  head: z.string().nullable(),
+  /** The branch's commits brought in: those since the previous merge into the same target, else those the target lacks. */
+  commits: z.number().int(),
+  /** Why nothing was merged (nothing new on the branch, or all of it merged already). */
+  reason: z.string().optional(),
+  strategy: MergeStrategy,
+});
+export type MergeResult = z.infer<typeof MergeResult>;
+
+/** One file an agent's workspace changed, as `git diff --numstat` counts it (`agents.changes`). */
+export const FileChange = z.object({
+  path: z.string(),
+  status: z.string(),
+  insertions: z.number().int(),
+  deletions: z.number().int(),
+});
+export type FileChange = z.infer<typeof FileChange>;
+
+/** What a sweep of the agents' worktrees did to one of them (`agents.sweep`). */
+export const SweepEntry = z.object({
+  agentId: z.string(),
+  alias: z.string(),
+  path: z.string(),
+  diskBytes: z.number().int().nullable(),
+  removed: z.boolean(),
+  note: z.string().optional(),
+});
+export type SweepEntry = z.infer<typeof SweepEntry>;
+
+/** The lines of one session (process run) of an agent's output log. */
+export const SessionBounds = z.object({
+  session: z.number().int(),
+  fromLine: z.number().int(),
+  toLine: z.number().int(),
+});
+export type SessionBounds = z.infer<typeof SessionBounds>;
+
+/** How a CLI resumes a session: a flag on its command, a subcommand, or not at all. */
+export const ResumeStyle = z.enum(["flag", "subcommand", "none"]);
+export type ResumeStyle = z.infer<typeof ResumeStyle>;
+
+/** What `ask` mode means for a CLI. */
+export const ApprovalSupport = z.object({
+  /**
+   * True when each tool call the CLI would ask about waits for a human's decision: it routes it
+   * to the permission-prompt MCP tool of `LaunchSpec.permissionServer` (`agent.approval_requested`).
+   */
+  human: z.boolean(),
+  /** One sentence for the dashboard: what `ask` does with this CLI. */
+  askMeans: z.string(),
+});
+export type ApprovalSupport = z.infer<typeof ApprovalSupport>;
+
+/** What the dashboard's provider pickers show (agents and accounts). */
+export const ProviderSummary = z.object({
+  name: z.string(),
+  displayName: z.string(),
+  structuredOutput: z.boolean(),
+  canSteer: z.boolean(),
+  resumeStyle: ResumeStyle,
+  /** What `ask` means for it: whether approvals reach a human. */
+  approvals: ApprovalSupport,
+  /** The credential kinds its accounts take; null: it runs on the server's env only. */
+  accounts: z.object({ kinds: z.array(AccountKind) }).nullable(),
+});
+export type ProviderSummary = z.infer<typeof ProviderSummary>;
 
 /** The last merge of an agent's branch: where it went, how, and which branch commit it brought in. */
 export const AgentMerge = z.object({

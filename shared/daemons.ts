@@ -56,6 +56,25 @@ export const DaemonSummary = z.object({
 });
 export type DaemonSummary = z.infer<typeof DaemonSummary>;
 
+/** A daemon's conversation and loop state on disk (`daemon.json`), in the reference's layout. */
+export const DaemonSnapshot = z.object({
+  _type: z.literal("daemon_snapshot"),
+  saved_at: z.string(),
+  daemon_state: z.enum(["active", "idle"]),
+  visible_messages: z.array(z.unknown()),
+  recorded_messages: z.array(z.unknown()),
+  transcript_summary: z.string().nullable(),
+  total_iterations: z.number().int().nonnegative(),
+  idle_backoff_ms: z.number().int().nonnegative(),
+  watch_state: z.record(z.string(), z.number()),
+  loop_status: z.string().nullable().optional(),
+  last_wake_reason: z.string().nullable().optional(),
+});
+export type DaemonSnapshot = z.infer<typeof DaemonSnapshot>;
+
+/** What `daemons.snapshot` returns: the persisted snapshot plus the daemon's summary and live queue. */
+export type DaemonSnapshotView = Omit<DaemonSnapshot, "loop_status"> & DaemonSummary & { pending_events: QueuedDaemonEvent[] };
+
 export const DaemonRef = z.object({ id: z.string().min(1) }).strict();
 export const TriggerDaemonInput = z.object({ id: z.string().min(1), payload: z.unknown() }).strict();
 export const ResumeDaemonInput = z

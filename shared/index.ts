@@ -8,3 +8,4 @@ export * from "./comma";
 export * from "./agents";
 export * from "./inbox";
 export * from "./conversations";
+export * from "./models";

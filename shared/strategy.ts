@@ -351,6 +351,9 @@ export function formatPath(path: ReadonlyArray<string | number>): string {
 
 export const StrategyFormat = z.enum(["json", "jsonc", "yaml", "yml"]);
 export type StrategyFormat = z.infer<typeof StrategyFormat>;
+/** The syntax a strategy file was read as (`.yml` is read as yaml). */
+export const SourceFormat = z.enum(["json", "jsonc", "yaml"]);
+export type SourceFormat = z.infer<typeof SourceFormat>;
 
 /** One problem in a strategy file: where (file, path, line, column) and what was expected. */
 export const StrategyIssue = z.object({

@@ -1,6 +1,7 @@
 import type { AgentMode, AgentSignal } from "../../shared/agents";
 import type { LaunchSpec, WorktreeGit } from "./providers/types";
-import type { CommitIdentity, FileChange, Workspace } from "./workspace";
+import type { FileChange } from "../../shared/agents";
+import type { CommitIdentity, Workspace } from "./workspace";
 
 /**
  * The session seam: everything that touches the machine an agent runs on (its CLI's process, its

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { MergeResult, MergeStrategy, SweepEntry } from "../../shared/agents";
 import { DomainError } from "../errors";
 import { adapterOf, workspaceOf, type AgentContext } from "./agent-context";
 import { deserializeError } from "./local-host";
@@ -7,14 +8,12 @@ import type { AgentOutput } from "./agent-output";
 import { agentTestHooks } from "./agent-test-hooks";
 import { LIVE_STATUSES, mergeOf, type AgentRow, type RunKind } from "./agent-records";
 import { isMergedInto } from "./disk";
-import { mergeWorkspace, type MergeResult, type MergeStrategy } from "./merge";
+import { mergeWorkspace } from "./merge";
 import { commitRequestPrompt } from "./prompts";
 import type { Workspace } from "./workspace";
 
 /** How often worktrees are measured and merged clean ones removed. */
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
-
-export type SweepEntry = { agentId: string; alias: string; path: string; diskBytes: number | null; removed: boolean; note?: string };
 
 /**
  * Agents' workspaces, through their host: made at spawn, restored for a resume, read (changes,

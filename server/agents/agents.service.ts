@@ -24,7 +24,7 @@ import { AgentWorkspaces } from "./agent-workspaces";
 import { generateAlias } from "./aliases";
 import { repoRootOf } from "./git";
 import { LocalAgentHost } from "./local-host";
-import type { MergeResult, MergeStrategy } from "./merge";
+import type { MergeResult, MergeStrategy } from "../../shared/agents";
 import { buildPrompt } from "./prompts";
 import { repoNotGit } from "./workspace";
 

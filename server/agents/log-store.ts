@@ -1,4 +1,5 @@
 import type { Statement, Transaction } from "better-sqlite3";
+import type { SessionBounds } from "../../shared/agents";
 import type { SqliteStore } from "../db/sqlite-store";
 import type { WriteGate } from "../db/write-gate";
 
@@ -22,12 +23,6 @@ export interface LogChunk {
   session: number;
   firstLine: number;
   lines: string[];
-}
-
-export interface SessionBounds {
-  session: number;
-  fromLine: number;
-  toLine: number;
 }
 
 /**

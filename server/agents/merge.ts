@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentMerge, MergeStrategy } from "../../shared/agents";
+import type { AgentMerge, MergeResult, MergeStrategy } from "../../shared/agents";
 import { DomainError } from "../errors";
 import { git, gitResult, identityEnv } from "./git";
 import { withRepoLock, type Workspace } from "./workspace";
@@ -21,20 +21,6 @@ export type { MergeStrategy };
 
 /** What an earlier merge recorded (the agent row), read under the repository lock. */
 export type PreviousMerge = Pick<AgentMerge, "into" | "strategy" | "commit" | "head">;
-
-export interface MergeResult {
-  merged: boolean;
-  into: string;
-  branch: string;
-  commit: string | null;
-  /** The branch head merged (null when nothing was). */
-  head: string | null;
-  /** The branch's commits brought in: those since the previous merge into the same target, else those the target lacks. */
-  commits: number;
-  /** Why nothing was merged (nothing new on the branch, or all of it merged already). */
-  reason?: string;
-  strategy: MergeStrategy;
-}
 
 export interface MergeOptions {
   into?: string;

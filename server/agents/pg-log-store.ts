@@ -1,5 +1,6 @@
 import type { Sql } from "postgres";
-import { chunksOf, LEGACY_PROVIDER, linesIn, LogGroupCommit, type AgentLogStorage, type ChunkRef, type CommitResult, type LogAppend, type LogChunk, type SessionBounds, type StoredLine } from "./log-store";
+import { chunksOf, LEGACY_PROVIDER, linesIn, LogGroupCommit, type AgentLogStorage, type ChunkRef, type CommitResult, type LogAppend, type LogChunk, type StoredLine } from "./log-store";
+import type { SessionBounds } from "../../shared/agents";
 
 type Returned = { id: string; seq: number; first_line: number };
 /** A chunk of one statement: its seq and first line counted from the agent's counters before it. */

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { appendFile, cp, mkdir, readFile, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, normalize, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import type { FileChange } from "../../shared/agents";
 import { DomainError } from "../errors";
 import { git, gitMany, identityEnv, repoRootOf } from "./git";
 import type { WorktreeGit } from "./providers/types";
@@ -29,13 +30,6 @@ export interface Workspace {
   branch: string | null;
   baseRef: string | null;
   baseCommit: string | null;
-}
-
-export interface FileChange {
-  path: string;
-  status: string;
-  insertions: number;
-  deletions: number;
 }
 
 const OWN_DIR = ".switchyard/";

@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import type { LanguageModel, ModelMessage } from "ai";
-import type { DaemonSummary, DaemonWakeReason, QueuedDaemonEvent } from "../../shared/daemons";
+import type { DaemonSnapshot, DaemonSnapshotView, DaemonSummary, DaemonWakeReason, QueuedDaemonEvent } from "../../shared/daemons";
 import type { EventPayload } from "../../shared/events";
 import type { DaemonLoopStatus, DaemonStatus } from "../../shared/statuses";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
-import { jsonWithArrays, META_FILE, RootWriter, SNAPSHOT_FILE, writeJsonAtomic, type DaemonMeta, type DaemonSnapshot, type RootFiles } from "./persist";
+import { jsonWithArrays, META_FILE, RootWriter, SNAPSHOT_FILE, writeJsonAtomic, type DaemonMeta, type RootFiles } from "./persist";
 import { runDaemonTurn, visibleMessages, type DaemonToolsFactory } from "./daemon-turn";
 import type { DaemonQueueStorage } from "./queue-store";
 import { changedPaths, scanWatchPaths, type WatchState } from "./watch";
@@ -27,9 +27,6 @@ export type RuntimeDeps = {
 
 type Wake = { reason: DaemonWakeReason; text: string; event?: QueuedDaemonEvent };
 type TurnOutcome = { kind: "ok"; end?: DaemonLoopStatus } | { kind: "aborted" };
-
-/** What snapshot(id) returns: the persisted snapshot plus live queue data. */
-export type DaemonSnapshotView = Omit<DaemonSnapshot, "loop_status"> & DaemonSummary & { pending_events: QueuedDaemonEvent[] };
 
 export const IDLE_BACKOFF_MS = [100, 500, 1000, 2000] as const;
 /** A turn whose text holds this marker ends the daemon with status `done`. */

@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, wr
 import { mkdir, open, rename } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { QueuedDaemonEvent } from "../../shared/daemons";
+import { DaemonSnapshot, QueuedDaemonEvent } from "../../shared/daemons";
 import { DomainError } from "../errors";
 
 /** The daemon's root directory on disk, in the reference's snake_case layout. */
@@ -36,20 +36,6 @@ export const DaemonMeta = z.object({
 });
 export type DaemonMeta = z.infer<typeof DaemonMeta>;
 
-export const DaemonSnapshot = z.object({
-  _type: z.literal("daemon_snapshot"),
-  saved_at: z.string(),
-  daemon_state: z.enum(["active", "idle"]),
-  visible_messages: z.array(z.unknown()),
-  recorded_messages: z.array(z.unknown()),
-  transcript_summary: z.string().nullable(),
-  total_iterations: z.number().int().nonnegative(),
-  idle_backoff_ms: z.number().int().nonnegative(),
-  watch_state: z.record(z.string(), z.number()),
-  loop_status: z.string().nullable().optional(),
-  last_wake_reason: z.string().nullable().optional(),
-});
-export type DaemonSnapshot = z.infer<typeof DaemonSnapshot>;
 
 /** Write JSON text atomically: a temp file beside the target, fsync, rename, fsync the directory. */
 export function writeJsonAtomic(path: string, text: string): void {

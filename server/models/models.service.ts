@@ -4,6 +4,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { ModelInfo, ProviderInfo } from "../../shared/models";
 import type { Config } from "../config";
 import { DomainError } from "../errors";
 import { contextWindowOf } from "./context-window";
@@ -17,8 +18,6 @@ import { loadProvidersFile, parseProviders, type CompatibleProvider, type Provid
  * every agent's model. Nothing here ever returns an API key.
  */
 
-export type ProviderKind = "anthropic" | "openai" | "openai-compatible" | "mock";
-
 export type ResolvedModel = {
   model: LanguageModelV3;
   /** The resolved "provider/model" string (the override when one is given). */
@@ -27,26 +26,6 @@ export type ResolvedModel = {
   /** The part after "provider/". */
   modelId: string;
   contextWindow: number;
-};
-
-export type ModelInfo = {
-  id: string;
-  provider: string;
-  label: string;
-  contextWindow: number;
-  available: boolean;
-  /** Why it is not available, and what to do. */
-  reason?: string;
-};
-
-export type ProviderInfo = {
-  id: string;
-  name: string;
-  kind: ProviderKind;
-  /** Has what it needs (an API key) to be called. */
-  configured: boolean;
-  /** The API base URL, with any credentials and query string removed; none for mock. */
-  baseUrl?: string;
 };
 
 export type ModelRegistryOptions = {

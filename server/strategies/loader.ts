@@ -3,7 +3,8 @@ import { extname, isAbsolute, relative, resolve } from "node:path";
 import { formatPath, type Strategy, type StrategyFormat, type StrategyIssue, type StrategyWarning } from "../../shared/strategy";
 import { StrategyError, type StrategyErrorCode } from "./errors";
 import type { StrategyTypeRegistry } from "./registry";
-import { parseSource, type SourceFormat } from "./source";
+import type { SourceFormat } from "../../shared/strategy";
+import { parseSource } from "./source";
 import { validateStrategy, type PathIssue } from "./validate";
 
 /**

@@ -1,5 +1,6 @@
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node as JsonNode, type ParseError } from "jsonc-parser";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
+import type { SourceFormat } from "../../shared/strategy";
 import type { PathSegment } from "./validate";
 
 /**
@@ -8,7 +9,6 @@ import type { PathSegment } from "./validate";
  * at the file: for a key, the key itself; for a missing key, the nearest enclosing node.
  */
 
-export type SourceFormat = "json" | "jsonc" | "yaml";
 export type Position = { line: number; column: number };
 export type Locator = (path: PathSegment[]) => Position | undefined;
 export type SyntaxIssue = { message: string; line?: number; column?: number };

@@ -5,7 +5,8 @@ import { ClaudeParser } from "./claude-parser";
 import { promptArg } from "./prompt-arg";
 import { writeSecretFile } from "./secret-file";
 import { toolPermissions } from "./tool-permissions";
-import type { AccountCredentials, AccountSupport, ApprovalSupport, CommandLine, LaunchSpec, ProviderAdapter } from "./types";
+import type { ApprovalSupport } from "../../../shared/agents";
+import type { AccountCredentials, AccountSupport, CommandLine, LaunchSpec, ProviderAdapter } from "./types";
 
 /**
  * Claude Code: `claude -p <prompt> --output-format stream-json --verbose`; `--session-id` on a

@@ -8,8 +8,8 @@ import { cursorAgentProvider } from "./cursor-agent";
 import { fakeProvider } from "./fake";
 import { geminiProvider } from "./gemini";
 import { opencodeProvider } from "./opencode";
-import type { AccountKind } from "../../../shared/accounts";
-import type { AccountSupport, ApprovalSupport, ProviderAdapter } from "./types";
+import type { ProviderSummary } from "../../../shared/agents";
+import type { AccountSupport, ProviderAdapter } from "./types";
 
 /** Every agent CLI Switchyard can drive. Adding one is adding a file and a line here. */
 export const PROVIDERS: Record<string, ProviderAdapter> = Object.fromEntries(
@@ -34,18 +34,6 @@ export function accountSupportOf(name: string): AccountSupport | null {
   return PROVIDERS[name]?.accounts ?? null;
 }
 
-/** What the dashboard's provider pickers show (agents and accounts). */
-export interface ProviderSummary {
-  name: string;
-  displayName: string;
-  structuredOutput: boolean;
-  canSteer: boolean;
-  resumeStyle: ProviderAdapter["resumeStyle"];
-  /** What `ask` means for it: whether approvals reach a human. */
-  approvals: ApprovalSupport;
-  /** The credential kinds its accounts take; null: it runs on the server's env only. */
-  accounts: { kinds: AccountKind[] } | null;
-}
 
 export function listProviders(): ProviderSummary[] {
   return Object.values(PROVIDERS).map((p) => ({

@@ -1,5 +1,5 @@
 import type { AccountKind } from "../../../shared/accounts";
-import type { AgentMode, AgentStreamEvent, PermissionMode } from "../../../shared/agents";
+import type { AgentMode, AgentStreamEvent, ApprovalSupport, PermissionMode, ResumeStyle } from "../../../shared/agents";
 import type { PermissionOperation } from "../../../shared/runs";
 
 /**
@@ -79,17 +79,6 @@ export interface ToolPermission {
   resource: string;
 }
 
-/** What `ask` mode means for a CLI. */
-export interface ApprovalSupport {
-  /**
-   * True when each tool call the CLI would ask about waits for a human's decision: it routes it
-   * to the permission-prompt MCP tool of `LaunchSpec.permissionServer` (`agent.approval_requested`).
-   */
-  human: boolean;
-  /** One sentence for the dashboard: what `ask` does with this CLI. */
-  askMeans: string;
-}
-
 /** An account's current credentials, as the adapter writes them for its CLI. */
 export interface AccountCredentials {
   kind: AccountKind;
@@ -141,7 +130,7 @@ export interface ProviderAdapter {
   /** The executable looked up (node_modules/.bin of the repo, then PATH) unless configured. */
   defaultCommand: string;
   promptMode: "argument" | "flag";
-  resumeStyle: "flag" | "subcommand" | "none";
+  resumeStyle: ResumeStyle;
   /** True when output is JSON lines with a real parser (not the generic line parser). */
   structuredOutput: boolean;
   /** True when a message can be delivered mid-turn (otherwise queued until the next idle point). */
