@@ -4,11 +4,11 @@
 //   dist/yard.mjs + chunks/  the CLI; the server is a separate chunk that only `yard start` (and
 //                            the other commands that run server code) import, so client commands
 //                            such as `yard health` or `yard ask` load no Fastify, SQLite or AI SDK
-//   dist/client/index.js     the typed client (`<package>/client`), its declarations in dist/types/
+//   dist/client/index.js     the typed client (`<package>/client`), its declarations in dist/types/client.d.ts
 // `node scripts/build.mjs cli` builds only the CLI (what bin/yard.mjs does when the sources changed);
 // `--outdir <dir>` puts it elsewhere (it must stay under the package root, which it finds upwards).
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -84,13 +84,39 @@ export async function buildClient() {
 }
 
 /**
- * Declarations for the client and everything its types reach (the AppRouter: every procedure's
- * input and output), emitted by tsc into dist/types/ with the repository's layout.
+ * The client's declarations: one self-contained file, dist/types/client.d.ts, that a user's script
+ * type-checks with skipLibCheck off having installed only our `dependencies` (no @types/*). Made in
+ * three steps:
+ * 1. tsc emits declarations for server/client/index.ts into a scratch dir. The router's root config
+ *    there says `ctx: object`: the client never sees the server's context, and the emitted
+ *    `ctx: Context` would drag in the services (the store, drizzle, better-sqlite3, the AI SDK).
+ * 2. They may reach only server/client/, the AppRouter (server/trpc/router.d.ts: every procedure's
+ *    input and output) and shared/ (the wire types); the build fails naming a server module that
+ *    a procedure's output reaches (return a shared/ type instead).
+ * 3. dts-bundle-generator joins them into one file and inlines @trpc/client's types: its root
+ *    declarations also declare the WebSocket link, whose types import `ws` (so @types/ws, which
+ *    with NodeNext resolution does not even have the `ws.WebSocket` tRPC names). The bundle
+ *    imports only @trpc/server and zod, dependencies that ship their own types.
  */
 export function buildTypes() {
-  const ts = require("typescript");
   const out = join(dist, "types");
+  const scratch = join(dist, ".types-emit");
   rmSync(out, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
+  try {
+    const entry = emitClientDeclarations(scratch);
+    checkReached(scratch, entry);
+    const bundle = bundleDeclarations(scratch, entry);
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, "client.d.ts"), bundle);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Step 1: tsc's declarations of the client and what it imports, `ctx: object` in the router's. */
+function emitClientDeclarations(outDir) {
+  const ts = require("typescript");
   const options = {
     target: ts.ScriptTarget.ES2022,
     lib: ["lib.es2023.d.ts"],
@@ -105,39 +131,74 @@ export function buildTypes() {
     declaration: true,
     emitDeclarationOnly: true,
     rootDir: root,
-    outDir: out,
+    outDir,
   };
   const program = ts.createProgram([join(root, "server", "client", "index.ts")], options);
-  const result = program.emit();
-  addExtensions(out);
+  const result = program.emit(undefined, undefined, undefined, true, { afterDeclarations: [withoutServerContext(ts)] });
   const errors = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics].filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errors.length > 0) {
     const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" };
     throw new Error(`declarations failed:\n${ts.formatDiagnostics(errors, host)}`);
   }
+  return join(outDir, "server", "client", "index.d.ts");
 }
 
-/**
- * The sources import `./x` (bundler resolution); a consumer on `moduleResolution: nodenext` needs
- * `./x.js` or `./x/index.js` in the declarations of an ESM package.
- */
-function addExtensions(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      addExtensions(path);
-      continue;
+/** `import("./context").Context` (the tRPC root config's ctx) becomes `object`. */
+function withoutServerContext(ts) {
+  const isContext = (node) =>
+    ts.isImportTypeNode(node) &&
+    ts.isLiteralTypeNode(node.argument) &&
+    ts.isStringLiteral(node.argument.literal) &&
+    /(^|\/)trpc\/context(\.js)?$|^\.\/context(\.js)?$/.test(node.argument.literal.text) &&
+    node.qualifier !== undefined &&
+    ts.isIdentifier(node.qualifier) &&
+    node.qualifier.text === "Context";
+  return (context) => {
+    const visit = (node) => (isContext(node) ? context.factory.createKeywordTypeNode(ts.SyntaxKind.ObjectKeyword) : ts.visitEachChild(node, visit, context));
+    return (file) => ts.visitNode(file, visit);
+  };
+}
+
+/** What the client's declarations may reach, relative to the emit dir. */
+const CLIENT_DECLARATIONS = [/^server\/client\//, /^server\/trpc\/router\.d\.ts$/, /^shared\//];
+
+/** Step 2: follow the relative imports from `entry`; throw at one outside CLIENT_DECLARATIONS. */
+function checkReached(dir, entry) {
+  const reached = new Set();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop();
+    if (reached.has(file)) continue;
+    reached.add(file);
+    const rel = relative(dir, file);
+    if (!CLIENT_DECLARATIONS.some((re) => re.test(rel))) {
+      throw new Error(`declarations: the client's types reach ${rel}, a server module (a procedure's output should be a shared/ type)`);
     }
-    if (!entry.name.endsWith(".d.ts")) continue;
-    const text = readFileSync(path, "utf8").replace(/((?:from |import\()["'])(\.{1,2}\/[^"']*)(["'])/g, (whole, before, spec, after) => {
-      if (/\.(js|mjs|json)$/.test(spec)) return whole;
-      const target = join(dir, spec);
-      if (existsSync(`${target}.d.ts`)) return `${before}${spec}.js${after}`;
-      if (existsSync(join(target, "index.d.ts"))) return `${before}${spec}/index.js${after}`;
-      return whole;
-    });
-    writeFileSync(path, text);
+    for (const m of readFileSync(file, "utf8").matchAll(/(?:from |import\()["'](\.{1,2}\/[^"']*)["']/g)) {
+      const target = join(dirname(file), (m[1] ?? "").replace(/\.js$/, ""));
+      pending.push(existsSync(`${target}.d.ts`) ? `${target}.d.ts` : join(target, "index.d.ts"));
+    }
   }
+}
+
+/** Packages the bundle may import from: dependencies of ours that ship their own types. */
+const BUNDLE_IMPORTS = [/^@trpc\/server(\/|$)/, /^zod(\/|$)/];
+
+/** Step 3: one file, @trpc/client inlined. */
+function bundleDeclarations(dir, entry) {
+  const { generateDtsBundle } = require("dts-bundle-generator");
+  const config = join(dir, "tsconfig.json");
+  const compilerOptions = { target: "ES2022", module: "ESNext", moduleResolution: "Bundler", strict: true, skipLibCheck: true, types: ["node"] };
+  writeFileSync(config, JSON.stringify({ compilerOptions, files: [relative(dir, entry)] }));
+  const [bundle = ""] = generateDtsBundle(
+    [{ filePath: entry, libraries: { inlinedLibraries: ["@trpc/client"] }, output: { exportReferencedTypes: false, noBanner: true } }],
+    { preferredConfigPath: config },
+  );
+  const imported = [...bundle.matchAll(/^import .* from ["']([^"']+)["'];?$|import\(["']([^"']+)["']\)/gm)].map((m) => m[1] ?? m[2] ?? "");
+  const stray = imported.filter((spec) => !BUNDLE_IMPORTS.some((re) => re.test(spec)));
+  if (stray.length > 0) throw new Error(`declarations: the client's bundle imports ${stray.join(", ")} (only @trpc/server and zod are expected)`);
+  if (/^\/\/\/ <reference/m.test(bundle)) throw new Error("declarations: the client's bundle references other declarations");
+  return `// The typed client of ${JSON.parse(readFileSync(join(root, "package.json"), "utf8")).name}: generated by scripts/build.mjs\n${bundle}`;
 }
 
 /** The dashboard, built by vite into dist/web/. */

@@ -11,7 +11,7 @@ import { cleanEnv, freePort, loadedModules, loadedPackages, recordingEnv, run, S
  * `npm install -g <tarball>` into a temp prefix with no network (the registry is the npm cache
  * `npm ci` filled, see cache-registry.ts; better-sqlite3 compiles from source: minutes), then the
  * installed `yard` starts the server, runs the demo, and a script in another directory imports
- * the typed client.
+ * the typed client (type-checked with skipLibCheck off).
  */
 const root = resolve(import.meta.dirname, "..", "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; version: string };
@@ -69,7 +69,7 @@ describe("the packed package, installed with npm install -g", () => {
 
   it("holds dist/, the migrations and the runtime files, and no TypeScript sources", () => {
     const files = filesUnder(installed, (rel) => rel === "node_modules");
-    for (const f of ["bin/yard.mjs", "dist/yard.mjs", "dist/web/index.html", "dist/client/index.js", "dist/types/server/client/index.d.ts", "CHANGELOG.md", "server/strategies/examples/demo.yaml", "server/testing/fake-agent/fake-agent.mjs"]) {
+    for (const f of ["bin/yard.mjs", "dist/yard.mjs", "dist/web/index.html", "dist/client/index.js", "dist/types/client.d.ts", "CHANGELOG.md", "server/strategies/examples/demo.yaml", "server/testing/fake-agent/fake-agent.mjs"]) {
       expect(files).toContain(f);
     }
     expect(files.some((f) => /^drizzle\/.*\.sql$/.test(f))).toBe(true);
@@ -116,6 +116,9 @@ describe("the packed package, installed with npm install -g", () => {
     expect(loadedPackages(modules, SERVER_PACKAGES)).toEqual([]);
   });
 
+  // skipLibCheck off: the package's declarations are checked too, so a type that is `any` (a
+  // module they name that has no types here) or broken fails; the script's own node_modules holds
+  // only the package (its dependencies) and the script's @types/node
   it("a script in another directory imports `<package>/client`, type-checked, and calls the server", async () => {
     const dir = join(tmp, "script");
     mkdirSync(join(dir, "node_modules", "@types"), { recursive: true });
@@ -127,7 +130,7 @@ describe("the packed package, installed with npm install -g", () => {
     writeFileSync(
       join(dir, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, types: ["node"], outDir: "out" },
+        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: false, types: ["node"], outDir: "out" },
         include: ["script.ts"],
       }),
     );
