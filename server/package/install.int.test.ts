@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCacheRegistry, type CacheRegistry } from "./cache-registry";
 import { cleanEnv, freePort, loadedModules, loadedPackages, recordingEnv, run, SERVER_PACKAGES, startYard, type Started } from "./package-harness";
@@ -10,8 +10,8 @@ import { cleanEnv, freePort, loadedModules, loadedPackages, recordingEnv, run, S
  * Issue 21 items 3-5, as a user meets them: `npm pack` (its prepack builds dist/), then
  * `npm install -g <tarball>` into a temp prefix with no network (the registry is the npm cache
  * `npm ci` filled, see cache-registry.ts; better-sqlite3 compiles from source: minutes), then the
- * installed `yard` starts the server, runs the demo, and a script in another directory imports
- * the typed client (type-checked with skipLibCheck off).
+ * installed `yard` starts the server, runs the demo, a script in another directory imports the
+ * typed client (type-checked with skipLibCheck off), and `npx <tarball> start` starts one too.
  */
 const root = resolve(import.meta.dirname, "..", "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; version: string };
@@ -30,6 +30,7 @@ describe("the packed package, installed with npm install -g", () => {
   let prefix: string;
   let yard: string;
   let installed: string;
+  let tarball: string;
   let registry: CacheRegistry | undefined;
   let server: Started | undefined;
   let env: NodeJS.ProcessEnv;
@@ -48,7 +49,7 @@ describe("the packed package, installed with npm install -g", () => {
     symlinkSync(join(root, "node_modules"), join(src, "node_modules"));
     const packed = await run("npm", ["pack", "--silent", "--pack-destination", tmp], { cwd: src, env: cleanEnv(), timeoutMs: 180_000 });
     expect(packed.code, packed.stderr).toBe(0);
-    const tarball = join(tmp, packed.stdout.trim().split("\n").pop() ?? "");
+    tarball = join(tmp, packed.stdout.trim().split("\n").pop() ?? "");
     expect(existsSync(tarball), packed.stdout).toBe(true);
     registry = await startCacheRegistry({ lockPath: join(root, "package-lock.json") });
     const started = Date.now();
@@ -156,5 +157,43 @@ console.log(JSON.stringify({ status, strategies: strategies.length }));
     const printed = JSON.parse(r.stdout) as { status: string; strategies: number };
     expect(printed.status).toBe("ok");
     expect(printed.strategies).toBeGreaterThan(0);
+  });
+
+  it("`npx ./<tarball> start` installs the package on the fly and serves the dashboard from its dist/", async () => {
+    // npx installs the tarball and its dependencies again, into the npm cache's _npx/ directory,
+    // from the same loopback registry. better-sqlite3 gets the module the global install compiled,
+    // as a local prebuild (prebuild-install's documented `<package>_local_prebuilds` setting), so
+    // the test does not compile it a second time. The path is relative: npx runs an absolute path
+    // to an existing file as a command instead of installing it.
+    const sqlite = join(installed, "node_modules", "better-sqlite3");
+    const sqliteVersion = (JSON.parse(readFileSync(join(sqlite, "package.json"), "utf8")) as { version: string }).version;
+    const prebuilds = join(tmp, "prebuilds");
+    mkdirSync(prebuilds, { recursive: true });
+    // the name prebuild-install looks for (glibc Linux and macOS have no libc part)
+    const prebuild = `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+    execFileSync("tar", ["-czf", join(prebuilds, prebuild), "-C", sqlite, "build/Release/better_sqlite3.node"]);
+    const log = join(tmp, "npx-modules.log");
+    const npxEnv = recordingEnv(log, { ...env, SWITCHYARD_HOME: join(tmp, "npx-home"), npm_config_better_sqlite3_local_prebuilds: prebuilds });
+    const port = await freePort();
+    const started = Date.now();
+    const args = ["--yes", "--cache", join(tmp, "npm-cache"), "--registry", `${registry?.url ?? ""}/`, `./${basename(tarball)}`, "start", "--port", String(port)];
+    const npx = await startYard("npx", args, npxEnv, 300_000, { cwd: tmp, group: true });
+    try {
+      process.stderr.write(`[install] npx start up in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+      const page = await fetch(`${npx.url}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toMatch(/<div id="root">/);
+      const health = (await (await fetch(`${npx.url}/health`)).json()) as { status: string };
+      expect(health.status).toBe("ok");
+      // the server that answers is the copy npx installed, running its dist/ (not the global one on PATH)
+      const modules = loadedModules(log);
+      const inNpxPackage = new RegExp(`/_npx/[^/]+/node_modules/${pkg.name}/(.*)$`);
+      const own = modules.flatMap((u) => inNpxPackage.exec(u)?.[1] ?? []).filter((f) => !f.startsWith("node_modules/"));
+      expect(own).toContain("dist/yard.mjs");
+      expect(own.filter((f) => !f.startsWith("dist/") && f !== "bin/yard.mjs")).toEqual([]);
+      expect(loadedPackages(modules, ["tsx"])).toEqual([]);
+    } finally {
+      await npx.stop();
+    }
   });
 });

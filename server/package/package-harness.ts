@@ -62,9 +62,40 @@ export function loadedPackages(modules: string[], packages: string[]): string[] 
 
 export type Started = { proc: ChildProcess; url: string; output: () => string; stop: () => Promise<void> };
 
-/** Spawn a `yard start` (any command line) and wait for its "Dashboard:" line. */
-export async function startYard(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Started> {
-  const proc = spawn(cmd, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Spawn a `yard start` (any command line) and wait for its "Dashboard:" line. `group`: the command
+ * starts the server as a grandchild (npx: npm, then a shell), so it runs in a process group of its
+ * own and `stop` signals the whole group.
+ */
+export async function startYard(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+  opts: { cwd?: string; group?: boolean } = {},
+): Promise<Started> {
+  const proc = spawn(cmd, args, { env, cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"], detached: opts.group === true });
+  const signal = (sig: NodeJS.Signals) => {
+    if (opts.group && proc.pid !== undefined) {
+      try {
+        process.kill(-proc.pid, sig);
+      } catch {
+        // the group is gone already
+      }
+      return;
+    }
+    proc.kill(sig);
+  };
+  /** The command (with group: any process of its group) is still running. */
+  const running = (): boolean => {
+    if (!opts.group || proc.pid === undefined) return proc.exitCode === null && proc.signalCode === null;
+    try {
+      process.kill(-proc.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   let out = "";
   const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -82,12 +113,17 @@ export async function startYard(cmd: string, args: string[], env: NodeJS.Process
       clearTimeout(timer);
       reject(new Error(`yard start exited (${code}):\n${out}`));
     });
+  }).catch((err: unknown) => {
+    signal("SIGKILL");
+    throw err;
   });
   const stop = async () => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    proc.kill("SIGTERM");
-    const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+    if (!running()) return;
+    signal("SIGTERM");
+    const timer = setTimeout(() => signal("SIGKILL"), 10_000);
     await exited;
+    // npm can exit before the server it started has finished stopping
+    while (running()) await new Promise((resolve) => setTimeout(resolve, 100));
     clearTimeout(timer);
   };
   return { proc, url, output: () => out, stop };
