@@ -103,6 +103,26 @@ describe("yard doctor", () => {
     expect(check(report, "git")).toMatchObject({ status: "fail", fix: expect.stringContaining("install git") });
   });
 
+  it("a missing git identity is a warning saying how to set it; a set one is shown", async () => {
+    // HOME is the test's dir (no ~/.gitconfig there) and the system config is ignored
+    const port = String(await freePort());
+    const missing = await doctor({ SWITCHYARD_PORT: port, GIT_CONFIG_NOSYSTEM: "1" });
+    expect(missing.code).toBe(0);
+    expect(check(missing.report, "git-identity")).toMatchObject({
+      status: "warn",
+      detail: "user.name is not set: an agent's own git commit fails without it",
+      fix: 'git config --global user.name "Your Name" && git config --global user.email you@example.com',
+    });
+    const home = join(dir, "home-with-identity");
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, ".gitconfig"), "[user]\n\tname = Ada Lovelace\n");
+    const noEmail = await doctor({ SWITCHYARD_PORT: port, GIT_CONFIG_NOSYSTEM: "1", HOME: home });
+    expect(check(noEmail.report, "git-identity")).toMatchObject({ status: "warn", detail: expect.stringMatching(/^user\.email is not set/) });
+    writeFileSync(join(home, ".gitconfig"), "[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n");
+    const set = await doctor({ SWITCHYARD_PORT: port, GIT_CONFIG_NOSYSTEM: "1", HOME: home });
+    expect(check(set.report, "git-identity")).toMatchObject({ status: "ok", detail: "Ada Lovelace <ada@example.com>" });
+  });
+
   it("a bad configuration fails and names the variable", async () => {
     const { code, report } = await doctor({ SWITCHYARD_PORT: "not-a-port" });
     expect(code).toBe(1);

@@ -6,9 +6,10 @@ import { dirname, join, relative } from "node:path";
 import { createSwitchyardClient } from "../client";
 import { loadConfig, type Config } from "../config";
 import { helpOf } from "./doctor-providers";
+import { storeCheck, type AccountCounts } from "./doctor-store";
 
 /**
- * `yard doctor`: what a user needs, checked, each with how to fix it. "fail" is something
+ * `yard doctor`: what a user needs, checked, each with how to fix it (the database: doctor-store.ts). "fail" is something
  * Switchyard cannot work without (exit 1); "warn" is something a feature needs; "info" an
  * agent CLI that is not installed while another one is (only the ones a user wants matter).
  */
@@ -50,12 +51,18 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     checks.push({ id: "config", title: "config", status: "fail", detail: (err as Error).message, fix: "fix the variables named above (see the README's configuration table)" });
     config = loadConfig({});
   }
-  const [cliChecks, dataDir, port] = await Promise.all([agentCliChecks(o, config), Promise.resolve(dataDirCheck(config.home)), portCheck(config, o.token)]);
-  const counts = await accountCounts(config, o);
+  const [cliChecks, dataDir, port, store, fromServer] = await Promise.all([
+    agentCliChecks(o, config),
+    Promise.resolve(dataDirCheck(config.home)),
+    portCheck(config, o.token),
+    storeCheck(config, o.env),
+    serverAccountCounts(o),
+  ]);
+  const counts = fromServer ?? store.accounts;
   const anyCli = cliChecks.some((c) => c.found);
   for (const c of cliChecks) if (!c.found && anyCli && c.check.status === "warn") c.check.status = "info";
   checks.push(...cliChecks.flatMap((c) => (c.found ? [c.check, credentialCheck(c.provider, c.command, counts, o.env)] : [c.check])));
-  checks.push(modelsCheck(config), dataDir, port, ...chromiumCheck(o));
+  checks.push(modelsCheck(config), dataDir, store.check, port, ...chromiumCheck(o));
   return { ok: checks.every((c) => c.status !== "fail"), version: o.version, checks };
 }
 
@@ -160,10 +167,8 @@ async function agentCliChecks(o: DoctorOptions, config: Config): Promise<CliFoun
   );
 }
 
-type AccountCounts = { counts: Record<string, number>; source: string } | { error: string };
-
-/** Usable registered accounts per provider: from the server when one answers, else from its database. */
-async function accountCounts(config: Config, o: DoctorOptions): Promise<AccountCounts> {
+/** Usable registered accounts per provider from the server, when one answers at `o.url`. */
+async function serverAccountCounts(o: DoctorOptions): Promise<AccountCounts | null> {
   try {
     const client = createSwitchyardClient({ url: o.url, token: o.token });
     const list = await Promise.race([client.accounts.list.query({}), new Promise<never>((_, rej) => setTimeout(() => rej(new Error("timeout")), 2000).unref())]);
@@ -171,23 +176,7 @@ async function accountCounts(config: Config, o: DoctorOptions): Promise<AccountC
     for (const a of list) if (a.status !== "invalid") counts[a.provider] = (counts[a.provider] ?? 0) + 1;
     return { counts, source: `the server at ${o.url}` };
   } catch {
-    // no server (or not ours): read the database
-  }
-  if (!existsSync(config.dbPath)) return { counts: {}, source: "no database yet" };
-  try {
-    const { default: Database } = await import("better-sqlite3");
-    const { drizzle } = await import("drizzle-orm/better-sqlite3");
-    const { count, isNull } = await import("drizzle-orm");
-    const { accounts } = await import("../accounts/accounts.sql");
-    const sqlite = new Database(config.dbPath, { readonly: true, fileMustExist: true });
-    try {
-      const rows = drizzle(sqlite).select({ provider: accounts.provider, n: count() }).from(accounts).where(isNull(accounts.invalidReason)).groupBy(accounts.provider).all();
-      return { counts: Object.fromEntries(rows.map((r) => [r.provider, r.n])), source: config.dbPath };
-    } finally {
-      sqlite.close();
-    }
-  } catch (err) {
-    return { error: `cannot read the accounts in ${config.dbPath}: ${(err as Error).message}` };
+    return null; // no server (or not ours): the store's counts
   }
 }
 

@@ -59,7 +59,7 @@ async function reach(sql: Sql, url: string): Promise<void> {
   try {
     await sql`SELECT 1`;
   } catch (err) {
-    const reason = scrubPassword(reasonOf(err), url);
+    const reason = scrubPassword(connectionErrorReason(err), url);
     throw new DatabaseUnreachable(
       `Cannot connect to PostgreSQL at ${redactDatabaseUrl(url)} (${DATABASE_URL_VAR}): ${reason}. ` +
         `Check that the server is running and that ${DATABASE_URL_VAR} names the right host, port, user, password and database.`,
@@ -68,7 +68,8 @@ async function reach(sql: Sql, url: string): Promise<void> {
   }
 }
 
-function reasonOf(err: unknown): string {
+/** Why a connection failed, in one line (not yet scrubbed of the URL's password). */
+export function connectionErrorReason(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const code = (err as { code?: unknown }).code;
   const errors = (err as { errors?: unknown }).errors;
