@@ -74,14 +74,14 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
   throw new Error(`${what}: not reached in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
 }
 
-/** The `yard agent list` row of an agent, split into columns (ALIAS PROVIDER STATUS ...). */
-async function listed(alias: string, args: string[] = []): Promise<string[] | undefined> {
+/** The STATUS cell of `alias`'s row in `yard agent list` (a status such as "Needs you" has spaces), or undefined when it is not listed. */
+async function listed(alias: string, args: string[] = []): Promise<string | undefined> {
   const r = await runYard(["agent", "list", ...args]);
   expect(r.code, r.err).toBe(0);
-  return r.out
-    .split("\n")
-    .map((l) => l.trim().split(/\s+/))
-    .find((cols) => cols[0] === alias);
+  const [header = "", ...rows] = r.out.split("\n");
+  const [from, to] = [header.indexOf("STATUS"), header.indexOf("UPDATED")];
+  const row = rows.find((l) => l.split(/\s+/)[0] === alias);
+  return row?.slice(from, to).trim();
 }
 
 const pendingOf = (agentId: string) => w.t.client.agents.approvals.query({ agentId, status: "pending" });
@@ -113,19 +113,20 @@ describe("an agent blocked on a tool approval needs you", () => {
     const blocked = await w.t.client.agents.get.query({ agentId: a.id });
     expect(blocked).toMatchObject({ status: "running", needsYou: true, pendingApprovals: 1 });
     expect((await w.t.client.agents.list.query({})).find((x) => x.id === a.id)).toMatchObject({ status: "running", needsYou: true, pendingApprovals: 1 });
-    expect((await listed("needy-otter"))?.[2]).toBe("needs_you");
+    expect(await listed("needy-otter")).toBe("Needs you");
     expect(await listed("needy-otter", ["--status", "needs_you"])).toBeDefined();
+    expect(await listed("needy-otter", ["--status", "needs-you"])).toBeDefined();
 
     await w.t.client.agents.decide.mutate({ approvalId: approval!.id, allow: true });
     const decided = await until("decided", () => w.t.client.agents.get.query({ agentId: a.id }), (x) => !x.needsYou);
     expect(decided).toMatchObject({ status: "running", needsYou: false, pendingApprovals: 0 });
-    expect((await listed("needy-otter"))?.[2]).toBe("running");
+    expect(await listed("needy-otter")).toBe("Running");
     expect(await listed("needy-otter", ["--status", "needs_you"])).toBeUndefined();
 
     writeFileSync(gate, "go");
     const asking = await waitForAgent(w.t.client, a.id);
     expect(asking).toMatchObject({ status: "waiting_for_input", needsYou: true, pendingApprovals: 0 });
-    expect((await listed("needy-otter"))?.[2]).toBe("needs_you");
+    expect(await listed("needy-otter")).toBe("Needs you");
     await w.t.client.agents.stop.mutate({ agentId: a.id });
   });
 });

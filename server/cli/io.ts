@@ -23,7 +23,7 @@ export function colorsOn(out: Output, env: Io["env"]): boolean {
   return !!out.isTTY && env.NO_COLOR === undefined;
 }
 
-type Paint = (s: string) => string;
+export type Paint = (s: string) => string;
 const sgr = (open: number, close: number): Paint => (s) => `\x1b[${open}m${s}\x1b[${close}m`;
 const plain: Paint = (s) => s;
 

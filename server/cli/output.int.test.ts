@@ -132,7 +132,8 @@ describe("yard agent", () => {
     expect(list.map((a) => a.alias)).toEqual(expect.arrayContaining([ALIAS, "json-sloth"]));
     const listed = await table(["agent", "list"]);
     expect(listed.split("\n")[0]).toMatch(/^ALIAS\s+PROVIDER\s+STATUS\s+UPDATED\s+NOTE$/);
-    expect(listed).toMatch(new RegExp(`^${ALIAS}\\s+fake\\s+needs_you\\s+\\d+s ago\\s+q1: Proceed\\?$`, "m"));
+    // the dashboard's words for a status ("Needs you", "Done"), not the stored values (--json keeps those)
+    expect(listed).toMatch(new RegExp(`^${ALIAS}\\s+fake\\s+Needs you\\s+\\d+s ago\\s+q1: Proceed\\?$`, "m"));
     expect(await json(["agent", "get", ALIAS])).toMatchObject({ id: agent.id, status: "waiting_for_input" });
     const logs = (await run(["agent", "logs", ALIAS, "--json"])).out.trimEnd().split("\n").map((l) => JSON.parse(l) as { line: number; events: unknown[] });
     jsonRan.add("agent logs");
@@ -150,6 +151,8 @@ describe("yard agent", () => {
     await until("idle", () => t.client.agents.get.query({ agentId: ALIAS }), (a) => a.status === "idle" && a.sessionNumber === 2 && a.workspaceRemoved);
     expect(await json(["agent", "message", ALIAS, "one", "more"])).toMatchObject({ delivered: "now" });
     await until("idle again", () => t.client.agents.get.query({ agentId: ALIAS }), (a) => a.status === "idle" && a.sessionNumber === 3 && a.workspaceRemoved);
+    // idle is "Done", as on the dashboard, and --status takes either word
+    for (const status of ["done", "idle"]) expect(await table(["agent", "list", "--status", status])).toMatch(new RegExp(`^${ALIAS}\\s+fake\\s+Done\\s+\\d+s ago`, "m"));
     expect(await json(["agent", "merge", ALIAS])).toMatchObject({ merged: true, into: "main", branch: `switchyard/${ALIAS}` });
     expect(await text(["agent", "merge", ALIAS])).toMatch(/^Nothing merged: already merged into main/);
     expect(await json(["agent", "cleanup", ALIAS])).toMatchObject({ id: agent.id, workspaceRemoved: true });

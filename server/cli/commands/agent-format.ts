@@ -1,5 +1,6 @@
 import type { AgentApproval, AgentInfo, AgentMerge, AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
-import { ago, statusPaint, table, type Style } from "../io";
+import { agentStatusLabel } from "../../../shared/status-labels";
+import { ago, statusPaint, table, type Paint, type Style } from "../io";
 
 /** How `yard agent ...` shows agents and what happened to them, for people (`--json` for scripts). */
 
@@ -46,9 +47,14 @@ export function outputText(lines: AgentOutputLine[], format: "events" | "raw" | 
   return out.length > 0 ? `${out.join("\n")}\n` : "";
 }
 
-/** The status `yard agent list` shows: "needs_you" whenever the agent waits on a human (answers or an approval), as the dashboard does. */
+/** The status `yard agent list` shows: the dashboard's words ("Done", "Needs you" whenever the agent waits on a human...). */
 export function listedStatus(a: Pick<AgentInfo, "status" | "needsYou">): string {
-  return a.needsYou ? "needs_you" : a.status;
+  return agentStatusLabel(a);
+}
+
+/** The color of an agent's status (by its stored value; "needs_you" when it waits on a human). */
+function paintOf(a: Pick<AgentInfo, "status" | "needsYou">, style: Style): Paint {
+  return statusPaint(style, a.needsYou ? "needs_you" : a.status);
 }
 
 /** An agent's last merge as one line: "into main as 1a2b3c4d (squash) at …[, N new commits since]". */
@@ -61,7 +67,7 @@ export function describeMerge(m: AgentMerge, commitsSince: number | null): strin
 export function describeAgent(a: AgentInfo, commitsSinceMerge: number | null): string {
   const rows: Array<[string, string | null]> = [
     ["agent", `${a.alias} (${a.id})`],
-    ["status", a.statusReason ? `${a.status}: ${a.statusReason}` : a.status],
+    ["status", a.statusReason ? `${listedStatus(a)}: ${a.statusReason}` : listedStatus(a)],
     ["provider", `${a.provider} · ${a.mode} · ${a.permissionMode}${a.model ? ` · ${a.model}` : ""}`],
     ["branch", a.branch ? `${a.branch} from ${a.baseRef ?? "?"}` : null],
     ["worktree", `${a.workspacePath}${a.workspaceRemoved ? " (cleaned up)" : ""}`],
@@ -86,8 +92,7 @@ export function spawnedText(a: AgentInfo, style: Style): string {
 
 /** One line about an agent after an action on it: "brave-otter (agent_…): stopped". */
 export function agentLine(verb: string, a: AgentInfo, style: Style): string {
-  const status = listedStatus(a);
-  return `${verb} ${style.bold(a.alias)} (${a.id}): ${statusPaint(style, status)(status)}${a.statusReason ? ` (${a.statusReason})` : ""}\n`;
+  return `${verb} ${style.bold(a.alias)} (${a.id}): ${paintOf(a, style)(listedStatus(a))}${a.statusReason ? ` (${a.statusReason})` : ""}\n`;
 }
 
 /** What the NOTE column says: its merge, else why it is in its status, else its result. */
@@ -105,7 +110,7 @@ export function agentsTable(agents: AgentInfo[], opts: { width: number; style: S
     [
       { header: "ALIAS", value: (a) => a.alias },
       { header: "PROVIDER", value: (a) => a.provider },
-      { header: "STATUS", value: listedStatus, paint: (v) => statusPaint(opts.style, v)(v) },
+      { header: "STATUS", value: listedStatus, paint: (v, a) => paintOf(a, opts.style)(v) },
       { header: "UPDATED", value: (a) => ago(a.updatedAt) },
       { header: "NOTE", value: noteOf, flex: true },
     ],

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { AgentInfo } from "../../../shared/agents";
+import { AGENT_STATUS_LABELS } from "../../../shared/status-labels";
 import { listProviders } from "../../agents/providers";
 import type { SwitchyardClient } from "../../client";
 import { plural } from "../io";
@@ -79,12 +80,12 @@ function spawn(agent: Command, cli: Cli): void {
 function list(agent: Command, cli: Cli): void {
   const cmd = agent
     .command("list")
-    .description("agents, newest first; needs_you while one waits for your answers or a tool approval")
-    .option("--status <status>", "only agents in this status (repeatable; needs_you: those waiting on you)", collect)
+    .description('agents, newest first, their status as the dashboard shows it ("Needs you" while one waits for your answers or a tool approval)')
+    .option("--status <status>", "only agents in this status, as listed (done, needs-you...) or stored (idle, needs_you...); repeatable", collect)
     .action(async (opts: { status?: string[]; json?: boolean }, self: Command) => {
       const client = await cli.client(self);
       // "needs_you" is derived, not stored: filtered here
-      const wanted = opts.status ?? [];
+      const wanted = (opts.status ?? []).map(storedStatus);
       const stored = wanted.filter((s) => s !== "needs_you");
       const all = await client.agents.list.query(wanted.length > 0 && stored.length === wanted.length ? { status: stored as never } : {});
       const agents = wanted.length === stored.length ? all : all.filter((a) => a.needsYou || stored.includes(a.status));
@@ -93,6 +94,14 @@ function list(agent: Command, cli: Cli): void {
     });
   jsonOption(cmd);
   examples(cmd, "yard agent list", "yard agent list --status needs_you --status running --json");
+}
+
+/** A `--status` value as the stored status (or needs_you): "Done" and "done" are idle, "needs-you" is needs_you. */
+export function storedStatus(text: string): string {
+  const key = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, "_");
+  const byLabel = Object.entries(AGENT_STATUS_LABELS).find(([, label]) => key(label) === key(text));
+  if (key(text) === "needs_you") return "needs_you";
+  return byLabel ? byLabel[0] : key(text);
 }
 
 function get(agent: Command, cli: Cli): void {
