@@ -55,7 +55,7 @@ export default tseslint.config(
     files: ["web/**/*.ts", "web/**/*.tsx"],
     rules: {
       "no-restricted-imports": ["error", {
-        patterns: [{ group: ["**/server/**"], allowTypeImports: true, message: "web/ imports server/ types only (import type { AppRouter })." }],
+        patterns: [{ group: ["**/server/**", "!@trpc/server/**"], allowTypeImports: true, message: "web/ imports server/ types only (import type { AppRouter })." }],
       }],
     },
   },

@@ -4,6 +4,7 @@ import { createTRPCReact } from "@trpc/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "../../server/trpc/router";
 import { isNotFound } from "./lib/errors";
+import { resumeLink } from "./live/resume-link";
 
 /** Typed hooks for every procedure of the server (types only: no server code is bundled). */
 export const trpc = createTRPCReact<AppRouter>();
@@ -16,8 +17,9 @@ export function createTrpcClient() {
     links: [
       splitLink({
         condition: (op) => op.type === "subscription",
-        // EventSource: the browser reconnects and sends Last-Event-ID; tRPC resumes from it too.
-        true: httpSubscriptionLink({ url: "/trpc" }),
+        // EventSource: the browser reconnects and sends Last-Event-ID; when it gives up (an HTTP
+        // error), resumeLink starts it again with backoff, from the last tracked id.
+        true: [resumeLink(), httpSubscriptionLink({ url: "/trpc" })],
         false: httpBatchLink({ url: "/trpc" }),
       }),
     ],
