@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import type { AgentStreamEvent } from "../../../shared/agents";
 import { Button } from "../components/Button";
 import { plural } from "../lib/format";
+import { useTrackedSubscription } from "../live/useTrackedSubscription";
 import { trpc } from "../trpc";
 import { toolNamesOf, toolResultLabel } from "./tool-names";
 import { HEAD_LINES, type LogHead } from "./useAgentLogHead";
@@ -14,8 +15,8 @@ export const RICH_LIMIT = 1000;
 /**
  * An agent's log rendered from normalized events: the last page first (`head`, fetched by the
  * page as it mounts: useAgentLogHead), earlier pages on demand, then live lines from
- * `agents.onOutput`, resumed from the event id taken before the first page (nothing falls between
- * the page and the stream; lines are de-duplicated by number).
+ * `agents.onOutput` in batches, resumed from the event id taken before the first page (nothing
+ * falls between the page and the stream; lines are de-duplicated by number).
  */
 export function AgentLog({ agentId, live, head }: { agentId: string; live: boolean; head: LogHead | undefined }) {
   if (head?.state === "loaded") return <LoadedLog agentId={agentId} live={live} head={head} />;
@@ -42,26 +43,19 @@ function LoadedLog({ agentId, live, head }: { agentId: string; live: boolean; he
   const virtualRef = useRef(virtual);
   virtualRef.current = virtual;
 
-  trpc.agents.onOutput.useSubscription(
-    { agentId, lastEventId: String(cursor) },
-    {
-      onData: ({ data }) => {
-        if (data.lines.length === 0) return;
-        const end = Math.max(...data.lines.map((l) => l.line + 1));
-        if (virtualRef.current) {
-          // the virtual view pages lines from the server: only the count moves here
-          setTotal((t) => Math.max(t, end));
-          return;
-        }
-        setLines((prev) => {
-          const next = new Map(prev);
-          for (const l of data.lines) next.set(l.line, l);
-          return next;
-        });
-        setTotal((t) => Math.max(t, end));
-      },
-    },
-  );
+  useTrackedSubscription(trpc.agents.onOutput, { agentId, lastEventId: String(cursor) }, (batch) => {
+    const fresh = batch.flatMap((data) => data.lines);
+    if (fresh.length === 0) return;
+    const end = fresh.reduce((max, l) => Math.max(max, l.line + 1), 0);
+    setTotal((t) => Math.max(t, end));
+    // the virtual view pages lines from the server: only the count moves here
+    if (virtualRef.current) return;
+    setLines((prev) => {
+      const next = new Map(prev);
+      for (const l of fresh) next.set(l.line, l);
+      return next;
+    });
+  });
 
   const loadEarlier = async () => {
     const from = Math.max(0, first - PAGE);
