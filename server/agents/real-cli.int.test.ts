@@ -260,7 +260,7 @@ describe("real CLIs commit in their default modes", () => {
 });
 
 describe("real Claude Code with the switchyard MCP server it gets at spawn", () => {
-  for (const permissionMode of ["acceptEdits", "ask"] as const) {
+  for (const permissionMode of ["bypass", "acceptEdits", "ask"] as const) {
     it(`${permissionMode}: spawns a helper through mcp__switchyard__spawn_agent, waits for it, and gets its result back (no tool goes to a human)`, async () => {
       const childPrompt = fakeAgentPrompt("helper", [{ done: "the helper's answer is 42" }]);
       let turn = 0;
@@ -298,6 +298,10 @@ describe("real Claude Code with the switchyard MCP server it gets at spawn", () 
       expect(asked.filter((t) => t.startsWith("mcp__switchyard"))).toEqual([]);
       const child = await w.t.client.agents.get.query({ agentId: childId });
       expect(child).toMatchObject({ parentAgentId: parent.id, status: "idle", result: "the helper's answer is 42", repoPath: parent.repoPath });
+      // the dashboard's tree (AgentFamily, the Agents list grouped by tree) reads agents.list: the child sits under the parent
+      const listed = await w.t.client.agents.list.query({});
+      expect(listed.find((a) => a.id === childId)?.parentAgentId).toBe(parent.id);
+      expect(listed.find((a) => a.id === parent.id)?.parentAgentId).toBeNull();
       // the token is in a file only the agent's user reads, never in argv
       const config = join(w.t.home, "agents", parent.id, "mcp.json");
       expect(statSync(config).mode & 0o777).toBe(0o600);
