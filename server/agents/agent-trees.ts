@@ -24,7 +24,7 @@ export class AgentTrees {
     }
     const children = (await this.records.childrenOf(parentId)).length;
     if (children >= maxChildren) {
-      throw new DomainError("AGENT_TOO_MANY_CHILDREN", `This agent has spawned ${children} agents already, the most it may (SWITCHYARD_AGENT_MAX_CHILDREN)`, { kind: "FORBIDDEN", details: { children, maxChildren } });
+      throw new DomainError("AGENT_TOO_MANY_CHILDREN", `This agent has spawned ${children} agents already; one agent may spawn at most ${maxChildren} (SWITCHYARD_AGENT_MAX_CHILDREN)`, { kind: "FORBIDDEN", details: { children, maxChildren } });
     }
   }
 
