@@ -47,6 +47,8 @@ describe.each(["http", "stdio"] as const)("agent and conversation tools over %s"
     expect(waited).toMatchObject({ status: "idle", agent: { status: "idle", result: `wrote ${transport}.txt`, needsYou: false } });
     expect(await w.t.client.agents.get.query({ agentId: spawned.agent.id })).toMatchObject({ status: "idle", result: `wrote ${transport}.txt` });
     expect((await call(client, getAgent, { agentId: spawned.agent.alias })).agent).toMatchObject({ id: spawned.agent.id, status: "idle" });
+    // a timeout past 50 s (clients often pass 60+) is taken and capped at 50, not refused
+    expect(await call(client, waitTool, { agentId: spawned.agent.id, timeoutSeconds: 120 })).toMatchObject({ status: "idle" });
 
     const listed = await call(client, listAgents, { taskId: `task-${transport}` });
     expect(listed).toMatchObject({ total: 1, nextOffset: null, agents: [{ id: spawned.agent.id, status: "idle" }] });

@@ -11,13 +11,19 @@ import type { ToolExtra } from "./tool-kit";
 
 export const MAX_WAIT_SECONDS = 50;
 
+/**
+ * A waiting tool's `timeoutSeconds`: more than 50 is accepted and waits 50 (clients often pass 60
+ * or more, and a refusal would cost the model a turn for nothing); the answer is "pending" either way.
+ */
 export const timeoutSeconds = (def: number) =>
   z
     .number()
     .min(0)
-    .max(MAX_WAIT_SECONDS)
     .default(def)
-    .describe(`How long to wait, in seconds (0-${MAX_WAIT_SECONDS}, default ${def}). When it passes first, the answer has status "pending": call again to keep waiting.`);
+    .transform((s) => Math.min(s, MAX_WAIT_SECONDS))
+    .describe(
+      `How long to wait, in seconds (default ${def}, at most ${MAX_WAIT_SECONDS}: a larger value waits ${MAX_WAIT_SECONDS}). When it passes first, the answer has status "pending": call again to keep waiting.`,
+    );
 
 export type Waited<T> = { value: T; timedOut: boolean; waitedMs: number };
 
