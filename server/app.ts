@@ -211,7 +211,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
 
   registerLogin(app, { token: config.token, codes, port: () => boundPort });
   app.get("/health", async () => healthOf(services));
-  registerDaemonWebhook(app, daemons);
+  registerDaemonWebhook(app, daemons, agents);
   // the `switchyard` MCP server: /mcp, and /mcp/agents/:id (that agent's, with its `approve` tool)
   registerMcpRoutes(app, { services, log, version: VERSION });
   app.get("/ws", async (_req, reply) => reply.code(400).type("text/plain; charset=utf-8").send("WebSocket upgrade failed"));

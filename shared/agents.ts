@@ -193,6 +193,15 @@ export const AgentMerge = z.object({
 });
 export type AgentMerge = z.infer<typeof AgentMerge>;
 
+/**
+ * A right an agent's own token has beyond itself and the agents it spawned, given at spawn:
+ * `daemons` lets it list, trigger and look inside daemon agents (daemons.list, daemons.trigger,
+ * daemons.snapshot, the MCP daemon tools, `POST /daemons/:id/trigger`). An agent may give the
+ * agents it spawns only grants it has itself.
+ */
+export const AgentGrant = z.enum(["daemons"]);
+export type AgentGrant = z.infer<typeof AgentGrant>;
+
 /** An agent as the API returns it. */
 export const AgentInfo = z.object({
   id: z.string(),
@@ -238,6 +247,8 @@ export const AgentInfo = z.object({
   initiativeId: z.string().nullable(),
   /** The agent that spawned this one with its own token (MCP `spawn_agent`, `yard agent spawn` inside an agent), or null. */
   parentAgentId: z.string().nullable(),
+  /** What its token may do beyond itself and its children (given at spawn). */
+  grants: z.array(AgentGrant),
   accountId: z.string().nullable(),
   /** The account's label (accounts are listed by accounts.list). */
   accountLabel: z.string().nullable(),
@@ -269,6 +280,8 @@ export const SpawnAgentInput = z.object({
   initiativeId: z.string().min(1).optional(),
   /** Run on this registered account (label or id) while it is usable; default: least recently used. */
   account: z.string().min(1).optional(),
+  /** Rights its token gets beyond itself and its children (default none); from an agent, only ones it has. */
+  grants: z.array(AgentGrant).max(AgentGrant.options.length).optional(),
 });
 export type SpawnAgentInput = z.input<typeof SpawnAgentInput>;
 

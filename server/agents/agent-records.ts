@@ -1,6 +1,6 @@
 import { and, count, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
-import { AgentQuestion, AgentUsage, QueuedMessage, type AgentInfo, type AgentMerge, type SpawnAgentInput } from "../../shared/agents";
+import { AgentGrant, AgentQuestion, AgentUsage, QueuedMessage, type AgentInfo, type AgentMerge, type SpawnAgentInput } from "../../shared/agents";
 import type { AgentStatus } from "../../shared/statuses";
 import { first, type ReadDb, type Store, type TxDb } from "../db/store";
 import { DomainError } from "../errors";
@@ -13,12 +13,14 @@ type StoredInsert = typeof agents.$inferInsert;
 export type RunKind = NonNullable<StoredRow["runReason"]>;
 
 /** The JSON columns, typed: validated when read (a malformed value reads as its empty default). */
-type JsonColumns = { pendingQuestions: AgentQuestion[]; queuedMessages: QueuedMessage[]; usageTotal: AgentUsage; usageSession: AgentUsage };
+type JsonColumns = { pendingQuestions: AgentQuestion[]; queuedMessages: QueuedMessage[]; usageTotal: AgentUsage; usageSession: AgentUsage; grants: AgentGrant[] };
 const JSON_COLUMNS: { [K in keyof JsonColumns]: { schema: z.ZodType<JsonColumns[K]>; empty: () => JsonColumns[K] } } = {
   pendingQuestions: { schema: z.array(AgentQuestion), empty: () => [] },
   queuedMessages: { schema: z.array(QueuedMessage), empty: () => [] },
   usageTotal: { schema: AgentUsage.partial().transform((u) => ({ ...EMPTY_USAGE, ...u })), empty: () => ({ ...EMPTY_USAGE }) },
   usageSession: { schema: AgentUsage.partial().transform((u) => ({ ...EMPTY_USAGE, ...u })), empty: () => ({ ...EMPTY_USAGE }) },
+  // a grant this server does not know (written by a newer one) reads as none: rights fail closed
+  grants: { schema: z.array(AgentGrant), empty: () => [] },
 };
 
 export type AgentRow = Omit<StoredRow, keyof JsonColumns> & JsonColumns;
@@ -43,6 +45,7 @@ export function fromStored(row: StoredRow): AgentRow {
     queuedMessages: readColumn("queuedMessages", row.queuedMessages),
     usageTotal: readColumn("usageTotal", row.usageTotal),
     usageSession: readColumn("usageSession", row.usageSession),
+    grants: readColumn("grants", row.grants),
   };
 }
 
@@ -116,6 +119,7 @@ export function toAgentInfo(row: AgentRow, pendingApprovals = 0, queuedMessages:
     phaseId: row.phaseId,
     initiativeId: row.initiativeId,
     parentAgentId: row.parentAgentId,
+    grants: row.grants,
     accountId: row.accountId,
     accountLabel: null,
     cleanupWarning: row.cleanupWarning,
@@ -162,6 +166,7 @@ export class AgentRecords {
       phaseId: input.phaseId ?? null,
       initiativeId: input.initiativeId ?? null,
       parentAgentId: a.parentAgentId,
+      grants: JSON.stringify([...new Set(input.grants ?? [])]),
       accountId: a.accountId,
       createdAt: now,
       updatedAt: now,
@@ -172,7 +177,7 @@ export class AgentRecords {
    * A new agent: always `starting`, version 0 (every later status change is a transition). False
    * when an agent with its id or alias exists (nothing written).
    */
-  async insert(row: Omit<StoredInsert, "status" | "version" | keyof JsonColumns>): Promise<boolean> {
+  async insert(row: Omit<StoredInsert, "status" | "version" | Exclude<keyof JsonColumns, "grants">>): Promise<boolean> {
     const stored = await this.store.tx((tx) =>
       tx
         .insert(this.t)

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { SpawnAgentInput, type AgentInfo } from "../../shared/agents";
+import { SpawnAgentInput, type AgentGrant, type AgentInfo } from "../../shared/agents";
 import type { EventPayload, EventType } from "../../shared/events";
 import type { AccountsService } from "../accounts/accounts.service";
 import { uuidv7 } from "../daemons/uuidv7";
@@ -136,6 +136,11 @@ export class AgentsService {
     return this.trees.family(agentId);
   }
 
+  /** Whether the agent's token was granted this right at spawn (e.g. `daemons`). */
+  hasGrant(agentId: string, grant: AgentGrant): Promise<boolean> {
+    return this.trees.hasGrant(agentId, grant);
+  }
+
   /** Every provider adapter, and whether its CLI is installed here. */
   providers() {
     return this.runner.providers();
@@ -147,13 +152,15 @@ export class AgentsService {
 
   /**
    * A new agent. `parentAgentId`: the agent whose token asked (its child: the parent's repo and
-   * base by default; AGENT_TREE_TOO_DEEP / AGENT_TOO_MANY_CHILDREN past the configured limits).
+   * base by default; AGENT_TREE_TOO_DEEP / AGENT_TOO_MANY_CHILDREN past the configured limits;
+   * AGENT_FORBIDDEN for a grant the parent does not have).
    */
   async spawn(raw: SpawnAgentInput, opts: { parentAgentId?: string } = {}): Promise<AgentInfo> {
     let input = SpawnAgentInput.parse(raw);
     const parent = opts.parentAgentId ? await this.records.get(opts.parentAgentId) : null;
     if (parent) {
       await this.trees.checkLimits(parent.id);
+      this.trees.checkGrants(parent, input.grants ?? []);
       input = { ...input, repo: input.repo ?? parent.repoPath ?? undefined, baseRef: input.baseRef ?? parent.baseRef ?? undefined };
     }
     const adapter = adapterOf(input.provider);

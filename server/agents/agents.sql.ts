@@ -52,6 +52,8 @@ export const agents = sqliteTable(
     initiativeId: text("initiative_id"),
     /** The agent that spawned this one (its token did), or null: a human, a script or a strategy. */
     parentAgentId: text("parent_agent_id"),
+    /** JSON: AgentGrant[], what its token may do beyond itself and its children (given at spawn). */
+    grants: text("grants").notNull().default("[]"),
     accountId: text("account_id"),
     /** The prompt of the current process run (retried on another account after a usage limit). */
     runPrompt: text("run_prompt"),

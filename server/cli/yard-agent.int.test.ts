@@ -37,9 +37,10 @@ describe("yard agent", () => {
       steps: [{ text: "hello from the fake" }, { sleep: 2500 }, { text: "after the pause" }, { questions: [{ id: "q1", question: "Proceed?" }] }],
       resume: [[{ text: "resumed fine" }, { done: "finished from the cli" }]],
     });
-    const spawned = await runYard(["agent", "spawn", "--provider", "fake", "--repo", repo, "--prompt", prompt, "--json"]);
+    const spawned = await runYard(["agent", "spawn", "--provider", "fake", "--repo", repo, "--prompt", prompt, "--grant", "daemons", "--json"]);
     expect(spawned.code, spawned.err).toBe(0);
-    const agent = JSON.parse(spawned.out) as { id: string; alias: string };
+    const agent = JSON.parse(spawned.out) as { id: string; alias: string; grants: string[] };
+    expect(agent.grants).toEqual(["daemons"]);
     const follow = await runYard(["agent", "logs", agent.id, "-f"]);
     expect(follow.code).toBe(0);
     expect(follow.out).toContain("hello from the fake");
@@ -61,6 +62,9 @@ describe("yard agent", () => {
     const bad = await runYard(["agent", "resume", "agent_nope", "--answer", "no-equals-sign"]);
     expect(bad.code).not.toBe(0);
     expect(bad.err).toContain("QUESTION_ID=TEXT");
+    const grant = await runYard(["agent", "spawn", "--provider", "fake", "--repo", repo, "--prompt", "x", "--grant", "accounts"]);
+    expect(grant.code).not.toBe(0);
+    expect(grant.err).toContain("grants");
     const missing = await runYard(["agent", "get", "agent_nope"]);
     expect(missing.code).not.toBe(0);
     expect(missing.err).toContain('No agent "agent_nope"');

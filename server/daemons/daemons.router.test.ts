@@ -57,7 +57,7 @@ describe("registerDaemonWebhook", () => {
   it("POST /daemons/:id/trigger: 202 {seq}, 429 when full, 404 unknown, 409 not running", async () => {
     h = daemonHarness();
     const app = Fastify();
-    registerDaemonWebhook(app, h.service);
+    registerDaemonWebhook(app, h.service, { hasGrant: async () => false });
     await app.ready();
     try {
       const d = await h.service.spawn({ task: "Echo triggers.", eventQueueCapacity: 1 });

@@ -6,12 +6,14 @@ import { startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/age
 import { fakeAgentPrompt } from "../testing/fake-agent";
 import { call, callError, connectHttp } from "./testing";
 import { getAgent, listAgents, spawnAgent } from "./tools/agents";
+import { daemonSnapshot, listDaemons, triggerDaemon } from "./tools/daemons";
 
 /**
  * The agent tree's limits as an agent meets them: `spawn_agent` called on the agent's own endpoint
  * (`/mcp/agents/<id>`, with its own token, as every CLI agent is configured) past the depth limit
  * or past the 6th child is a tool error naming the limit's code and the variable that sets it;
- * a child acting on a sibling it did not spawn (or on its parent) is a tool error too.
+ * a child acting on a sibling it did not spawn (or on its parent) is a tool error too; the daemon
+ * tools answer only an agent spawned with the `daemons` grant.
  */
 
 const TOKEN = "mcp-agent-trees-test-token-0123456789";
@@ -96,5 +98,29 @@ describe("agent trees over an agent's own MCP endpoint", () => {
     expect((await w.t.client.agents.get.query({ agentId: sibling.id })).status).toBe("running");
     expect((await call(boss, getAgent, { agentId: sibling.alias })).agent.id).toBe(sibling.id);
     await w.t.client.agents.stop.mutate({ agentId: parent.id, cascade: true });
+  });
+
+  it("the daemon tools are AGENT_FORBIDDEN without the daemons grant and work with it; spawn_agent passes the grant on only from a parent that has it", async () => {
+    const d = await w.t.client.daemons.spawn.mutate({ name: "mcp-grants", task: "Acknowledge each trigger.", model: "mock/echo" });
+    const plain = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: quick("plain") });
+    const granted = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: quick("granted"), grants: ["daemons"] });
+    const without = await speakingFor(plain);
+    for (const [tool, args] of [
+      ["list_daemons", {}],
+      ["trigger_daemon", { daemon: d.id, payload: { n: 1 } }],
+      ["daemon_snapshot", { daemon: d.id }],
+    ] as const) {
+      expect(await callError(without, tool, args), tool).toMatch(/^AGENT_FORBIDDEN: .*needs the "daemons" grant/);
+    }
+    expect(await callError(without, "spawn_agent", { provider: "fake", prompt: quick("sneaky"), grants: ["daemons"] })).toMatch(/^AGENT_FORBIDDEN: .*only what it was granted/);
+
+    const mcp = await speakingFor(granted);
+    expect((await call(mcp, listDaemons, {})).daemons.map((x) => x.id)).toContain(d.id);
+    expect((await call(mcp, triggerDaemon, { daemon: "mcp-grants", payload: { from: "an agent" } })).seq).toBeGreaterThanOrEqual(0);
+    expect((await call(mcp, daemonSnapshot, { daemon: d.id })).daemon.id).toBe(d.id);
+    const child = (await call(mcp, spawnAgent, { provider: "fake", prompt: quick("helper"), grants: ["daemons"] })).agent;
+    expect(child).toMatchObject({ parentAgentId: granted.id, grants: ["daemons"] });
+    expect((await call(await speakingFor(child), listDaemons, {})).total).toBeGreaterThanOrEqual(1);
+    await w.t.client.daemons.stop.mutate({ id: d.id });
   });
 });

@@ -125,6 +125,49 @@ describe("an agent's token", () => {
     expect(sixth.message).toContain("SWITCHYARD_AGENT_MAX_CHILDREN");
   });
 
+  it("uses daemons only with the daemons grant (list, trigger, snapshot; never spawn, stop or delete); a child never gets more than its parent", async () => {
+    const d = await human.daemons.spawn.mutate({ name: "scope-watch", task: "Acknowledge each trigger.", model: "mock/echo" });
+    const plain = await human.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: quick("plain") });
+    const granted = await human.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: quick("granted"), grants: ["daemons"] });
+    expect(plain.grants).toEqual([]);
+    expect(granted.grants).toEqual(["daemons"]);
+
+    // without the grant: refused, and the refusal says what would allow it
+    for (const call of [() => as(plain.id).daemons.list.query(), () => as(plain.id).daemons.trigger.mutate({ id: d.id, payload: { n: 1 } }), () => as(plain.id).daemons.snapshot.query({ id: d.id })]) {
+      const refused = await refusal(call());
+      expect(refused).toMatchObject({ code: "FORBIDDEN", appCode: "AGENT_FORBIDDEN" });
+      expect(refused.message).toMatch(/needs the "daemons" grant/);
+    }
+
+    // with it: list, trigger (the event is queued: the daemon gets it), snapshot
+    const g = as(granted.id);
+    expect((await g.daemons.list.query()).map((x) => x.id)).toContain(d.id);
+    const { seq } = await g.daemons.trigger.mutate({ id: "scope-watch", payload: { from: "granted" } });
+    expect(seq).toBeGreaterThanOrEqual(0);
+    expect((await g.daemons.snapshot.query({ id: d.id })).id).toBe(d.id);
+    for (const call of [() => g.daemons.stop.mutate({ id: d.id }), () => g.daemons.delete.mutate({ id: d.id }), () => g.daemons.spawn.mutate({ task: "mine", model: "mock/echo" }), () => g.accounts.list.query()]) {
+      expect(await refusal(call())).toMatchObject({ appCode: "AGENT_FORBIDDEN" });
+    }
+    const http = (agentId: string) =>
+      fetch(`${w.t.url}/daemons/${d.id}/trigger`, { method: "POST", headers: { authorization: `Bearer ${agentToken(agentSecrets(w.t.home, w.t.server.services.config.secretKey).mint, agentId)}`, "content-type": "application/json" }, body: "{}" });
+    expect((await http(granted.id)).status).toBe(202);
+    expect((await http(plain.id)).status).toBe(403);
+
+    // a child: the grant only when asked and only from a parent that has it
+    const helper = await g.agents.spawn.mutate({ provider: "fake", prompt: quick("helper"), grants: ["daemons"] });
+    expect(helper).toMatchObject({ parentAgentId: granted.id, grants: ["daemons"] });
+    expect((await as(helper.id).daemons.list.query()).map((x) => x.id)).toContain(d.id);
+    const bare = await g.agents.spawn.mutate({ provider: "fake", prompt: quick("bare") });
+    expect(bare.grants).toEqual([]);
+    expect(await refusal(as(bare.id).daemons.list.query())).toMatchObject({ appCode: "AGENT_FORBIDDEN" });
+    const escalation = await refusal(as(plain.id).agents.spawn.mutate({ provider: "fake", prompt: quick("sneaky"), grants: ["daemons"] }));
+    expect(escalation).toMatchObject({ code: "FORBIDDEN", appCode: "AGENT_FORBIDDEN" });
+    expect(escalation.message).toMatch(/only what it was granted/);
+    expect((await human.agents.list.query()).filter((a) => a.parentAgentId === plain.id)).toEqual([]);
+    expect(await refusal(human.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: quick("x"), grants: ["accounts" as never] }))).toMatchObject({ code: "BAD_REQUEST" });
+    await human.daemons.stop.mutate({ id: d.id });
+  });
+
   it("cannot use the daemon protocol (/ws) or trigger a daemon over HTTP", async () => {
     const agent = await human.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: quick("ws") });
     const token = agentToken(agentSecrets(w.t.home, w.t.server.services.config.secretKey).mint, agent.id);

@@ -1,16 +1,22 @@
 import { TRPCError } from "@trpc/server";
+import type { AgentGrant } from "../../shared/agents";
 import { DomainError } from "../errors";
 import type { Context } from "./context";
 
 /**
  * What an agent may do with its own token (the principal `{kind: "agent"}`): act on itself and on
  * the agents it spawned (its children), ask anyone, read and answer the questions addressed to it.
- * Nothing else: no accounts, no other agents, no runs, no daemons, no event stream, no approvals
- * of tool calls (not even its own: that is the human's decision). Every procedure of the router
- * has a rule here; one without (a new procedure) is refused to agents until it gets one (a test
- * checks every procedure is listed).
+ * Nothing else: no accounts, no other agents, no runs, no event stream, no approvals of tool calls
+ * (not even its own: that is the human's decision), and no daemons unless it was spawned with the
+ * `daemons` grant (list, trigger, snapshot; never spawn, stop or delete one). Every procedure of
+ * the router has a rule here; one without (a new procedure) is refused to agents until it gets one
+ * (a test checks every procedure is listed).
  */
-type Rule = "allow" | "deny" | ((ctx: Context, input: Record<string, unknown>, self: string) => boolean | Promise<boolean>);
+type Rule = "allow" | "deny" | Granted | ((ctx: Context, input: Record<string, unknown>, self: string) => boolean | Promise<boolean>);
+
+/** Only for an agent spawned with this grant (`grants` of agents.spawn). */
+type Granted = { grant: AgentGrant };
+const DAEMONS: Granted = { grant: "daemons" };
 
 /** Its own agent or one it spawned, by id or alias in the input's `agentId`. */
 const family: Rule = async (ctx, input, self) => {
@@ -87,11 +93,11 @@ export const AGENT_RULES: Record<string, Rule> = {
   "models.list": "deny",
   "models.providers": "deny",
   "daemons.spawn": "deny",
-  "daemons.trigger": "deny",
-  "daemons.snapshot": "deny",
+  "daemons.trigger": DAEMONS,
+  "daemons.snapshot": DAEMONS,
   "daemons.stop": "deny",
   "daemons.resume": "deny",
-  "daemons.list": "deny",
+  "daemons.list": DAEMONS,
   "daemons.delete": "deny",
   "daemons.onEvents": "deny",
   "accounts.list": "deny",
@@ -110,16 +116,21 @@ export async function checkAgentScope(ctx: Context, path: string, rawInput: unkn
   const self = ctx.principal.agentId;
   const rule = AGENT_RULES[path] ?? "deny";
   const input = rawInput && typeof rawInput === "object" ? (rawInput as Record<string, unknown>) : {};
-  let allowed: boolean;
-  try {
-    allowed = rule === "allow" || (rule !== "deny" && (await rule(ctx, input, self)));
-  } catch {
-    allowed = false; // e.g. the conversation does not exist: not its own
-  }
-  if (allowed) return;
-  const cause = new DomainError("AGENT_FORBIDDEN", `An agent's token may act only on itself and the agents it spawned: ${path} is not allowed for agent ${self}`, {
-    kind: "FORBIDDEN",
-    details: { procedure: path, agentId: self },
-  });
+  if (await allows(rule, ctx, input, self)) return;
+  const why =
+    typeof rule === "object"
+      ? `${path} needs the "${rule.grant}" grant, given at spawn (agents.spawn with grants: ["${rule.grant}"]), and agent ${self} was not given it`
+      : `An agent's token may act only on itself and the agents it spawned: ${path} is not allowed for agent ${self}`;
+  const cause = new DomainError("AGENT_FORBIDDEN", why, { kind: "FORBIDDEN", details: { procedure: path, agentId: self, ...(typeof rule === "object" ? { grant: rule.grant } : {}) } });
   throw new TRPCError({ code: "FORBIDDEN", message: cause.message, cause });
+}
+
+async function allows(rule: Rule, ctx: Context, input: Record<string, unknown>, self: string): Promise<boolean> {
+  try {
+    if (rule === "allow" || rule === "deny") return rule === "allow";
+    if (typeof rule === "object") return await ctx.agents.hasGrant(self, rule.grant);
+    return await rule(ctx, input, self);
+  } catch {
+    return false; // e.g. the conversation does not exist: not its own
+  }
 }

@@ -23,6 +23,7 @@ type SpawnOptions = {
   taskId?: string;
   phaseId?: string;
   account?: string;
+  grant?: string[];
   json?: boolean;
 };
 
@@ -55,6 +56,7 @@ function spawn(agent: Command, cli: Cli): void {
     .option("--task-id <id>", "a task label other agents can ask it by (yard ask --task-id)")
     .option("--phase-id <id>", "a phase label other agents can ask it by")
     .option("--account <label>", "run it on this registered account (yard account list)")
+    .option("--grant <right>", "give its token a right beyond itself and the agents it spawns: daemons (list, trigger, snapshot); repeatable", collect)
     .action(async (opts: SpawnOptions, self: Command) => {
       const spawned = await (await cli.client(self)).agents.spawn.mutate({
         provider: opts.provider,
@@ -69,6 +71,7 @@ function spawn(agent: Command, cli: Cli): void {
         taskId: opts.taskId,
         phaseId: opts.phaseId,
         account: opts.account,
+        ...(opts.grant ? { grants: opts.grant as never } : {}),
       });
       if (opts.json) return cli.json(spawned);
       cli.print(spawnedText(spawned, cli.style));

@@ -47,6 +47,8 @@ export const agents = pgTable(
     initiativeId: text("initiative_id"),
     /** The agent that spawned this one (its token did), or null: a human, a script or a strategy. */
     parentAgentId: text("parent_agent_id"),
+    /** JSON: AgentGrant[], what its token may do beyond itself and its children (given at spawn). */
+    grants: text("grants").notNull().default("[]"),
     accountId: text("account_id"),
     runPrompt: text("run_prompt"),
     runResumed: boolean("run_resumed").notNull().default(false),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentMerge, AgentMode, AgentQuestion, AgentUsage, PermissionMode, type AgentInfo } from "../../../shared/agents";
+import { AgentGrant, AgentMerge, AgentMode, AgentQuestion, AgentUsage, PermissionMode, type AgentInfo } from "../../../shared/agents";
 import { AgentStatus } from "../../../shared/statuses";
 import { clip } from "../tool-kit";
 
@@ -34,6 +34,7 @@ export const AgentBrief = z.object({
   taskId: z.string().nullable(),
   phaseId: z.string().nullable(),
   parentAgentId: z.string().nullable().describe("The agent that spawned it with its own token (null: a human, a script or a strategy did)"),
+  grants: z.array(AgentGrant).describe('What its token may do beyond itself and the agents it spawns ("daemons": the daemon tools)'),
   cleanupWarning: z.string().nullable(),
   merge: AgentMerge.nullable(),
   createdAt: z.string(),
@@ -69,6 +70,7 @@ export function agentBrief(a: AgentInfo): AgentBrief {
     taskId: a.taskId,
     phaseId: a.phaseId,
     parentAgentId: a.parentAgentId,
+    grants: a.grants,
     cleanupWarning: a.cleanupWarning,
     merge: a.merge,
     createdAt: a.createdAt,

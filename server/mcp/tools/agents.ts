@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentMode, PermissionMode, type AgentInfo } from "../../../shared/agents";
+import { AgentGrant, AgentMode, PermissionMode, type AgentInfo } from "../../../shared/agents";
 import { AgentStatus } from "../../../shared/statuses";
 import { clip, defineTool } from "../tool-kit";
 import { timeoutSeconds, waitUntil } from "../waiting";
@@ -30,6 +30,11 @@ export const spawnAgent = defineTool({
     taskId: LABEL.optional().describe("A label: the task it works on (ask can target it)"),
     phaseId: LABEL.optional().describe("A label: the phase it belongs to (ask can target it)"),
     account: SHORT_TEXT.optional().describe("Run on this registered account (label or id)"),
+    grants: z
+      .array(AgentGrant)
+      .max(AgentGrant.options.length)
+      .optional()
+      .describe('Rights its token gets beyond itself and the agents it spawns (default none): "daemons" lets it use list_daemons, trigger_daemon and daemon_snapshot. An agent may give only grants it has itself.'),
   }),
   output: z.object({ agent: AgentBrief }),
   async run(args, ctx) {

@@ -1,0 +1,1 @@
+ALTER TABLE `agents` ADD `grants` text DEFAULT '[]' NOT NULL;
