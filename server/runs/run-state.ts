@@ -40,7 +40,10 @@ export function requestKey(r: Pick<PendingRequest, "kind" | "stepKey"> & { toolN
   return [r.kind, r.stepKey ?? "", r.toolName ?? "", r.resource ?? r.question ?? ""].join("|");
 }
 
-/** The run's permission policy, as the engine sees it (server/tools implements it). */
+/**
+ * The run's permission policy, as the engine sees it (server/tools implements it). `update` throws
+ * a GlobError (server/tools/globs.ts) for a pattern that does not parse, and changes nothing.
+ */
 export type PolicyPort = {
   update(change: { tool?: string; mode: "read" | "write"; allow?: string[]; deny?: string[]; default?: "allow" | "deny" | "ask" }): void;
   remember(tool: string, operation: "fs.read" | "fs.write" | "fs.exec", resource: string, decision: "allow-session" | "deny-session"): void;

@@ -179,6 +179,9 @@ describe("Comma protocol: tools and permissions", () => {
     c.send({ type: "update_policy", runId, mode: "read", default: "allow", requestId: "pol-1" });
     const updated = await c.waitFor((f) => f.runId === runId && f.type === "policy_updated");
     expect(updated).toEqual({ type: "policy_updated", runId, tool: "*", policies: [{ name: "read-path-policy" }], ts: expect.any(String) });
+    // a pattern that does not parse is refused, naming it, and the policy is left as it was
+    const refused = await c.request({ type: "update_policy", runId, mode: "read", deny: ["*.{env,pem"] });
+    expect(refused).toMatchObject({ type: "error", code: "BAD_INPUT", message: 'deny rule of every tool (read): invalid glob "*.{env,pem": "{" is never closed by "}" (write \\{ to match it literally)' });
     c.send({ type: "start_run", runId, input: "read it" });
     expect(await c.waitFor(ended(runId))).toMatchObject({ type: "strategy_completed" });
     expect(c.ofRun(runId).filter((f) => f.type === "request_permission")).toHaveLength(0);

@@ -8,6 +8,7 @@ import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import { resolveStrategyPath } from "../strategies/discovery";
 import { loadStrategyFile } from "../strategies/loader";
+import { GlobError } from "../tools/globs";
 import { callAgent, type AgentCallDeps } from "./agent-call";
 import { FlowExecutor } from "./flow-executor";
 import { RunLifecycle, type RunEnd } from "./run-lifecycle";
@@ -196,7 +197,11 @@ export class RunsService {
   async updatePolicy(runId: string, change: Parameters<PolicyPort["update"]>[0], requestId?: string): Promise<Record<string, unknown>> {
     const run = this.active.get(runId);
     if (!run) throw fail("RUN_NOT_FOUND", `Run not found: ${runId}`, "NOT_FOUND");
-    run.policy.update(change);
+    try {
+      run.policy.update(change);
+    } catch (err) {
+      throw err instanceof GlobError ? fail("BAD_INPUT", err.message) : err;
+    }
     const policies = run.policy.toJSON();
     if (run.status !== "pending") await run.emit("run.policy_updated", { tool: change.tool ?? "*", policies, ...(requestId ? { requestId } : {}) });
     return policies;

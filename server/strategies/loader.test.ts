@@ -126,6 +126,7 @@ const cases: Case[] = [
   { name: "separator on a sequential flow", edit: (s) => (s.flow.separator = ","), path: "flow.separator", message: 'unknown key "separator"' },
   { name: "budget negative", edit: (s) => Object.assign(s, { budget: { usd: -1 } }), path: "budget.usd", message: "expected a positive number, got number -1" },
   { name: "budget of 0 tokens", edit: (s) => Object.assign(s, { budget: { tokens: 0 } }), path: "budget.tokens", message: "expected a positive integer, got number 0" },
+  { name: "command pattern with an unclosed {", edit: (s) => Object.assign(s, { permissions: { run_command: { ask: ["git push*", "rm {a,b"] } } }), path: "permissions.run_command.ask[1]", message: 'invalid glob "rm {a,b": "{" is never closed by "}"' },
   { name: "flows nested 33 deep", edit: (s) => (s.flow = nest(33)), path: "flow" + ".steps[0]".repeat(32), message: "flows nest too deeply (more than 32 levels)" },
   { name: "a list at the top", text: "[]", path: "", message: "expected a strategy map {name, version, agents, flow}, got a list" },
 ];

@@ -12,6 +12,7 @@ import {
   agentSchemaFor,
   describeValue,
 } from "../../shared/strategy";
+import { commandGlob, GlobError } from "../tools/globs";
 import { strategyTypes, type StrategyTypeRegistry } from "./registry";
 
 /**
@@ -75,6 +76,7 @@ export function validateStrategy(input: unknown, registry: StrategyTypeRegistry 
     for (const [name, agent] of Object.entries(input.agents)) checkAgent(walk, name, agent);
   }
   if (isDict(input.flow)) checkFlow(walk, input.flow, ["flow"], 1);
+  checkCommandPatterns(walk, input.permissions);
   if (walk.issues.length > 0) return { issues: walk.issues, warnings: walk.warnings };
 
   // The walk passed, so the whole-tree schema should too; it gives the typed result.
@@ -99,6 +101,20 @@ function checkAgent(walk: Walk, name: string, agent: unknown): void {
   walk.check(agentSchemaFor(type), agent, path);
   if (definition?.config) walk.check(definition.config, agent.config, [...path, "config"]);
   if (type === undefined || type === "llm") warnUnimplemented(walk, agent, path);
+}
+
+/** `permissions.run_command.ask` patterns are globs: one that does not parse is an issue at load, not a surprise later. */
+function checkCommandPatterns(walk: Walk, permissions: unknown): void {
+  if (!isDict(permissions) || !isDict(permissions.run_command) || !Array.isArray(permissions.run_command.ask)) return;
+  permissions.run_command.ask.forEach((pattern, i) => {
+    if (typeof pattern !== "string" || pattern === "") return;
+    try {
+      commandGlob(pattern);
+    } catch (err) {
+      if (!(err instanceof GlobError)) throw err;
+      walk.issue(["permissions", "run_command", "ask", i], err.message);
+    }
+  });
 }
 
 /** Accepted keys that nothing acts on yet: said out loud, never ignored silently. */

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { globToRegExp, matchPath } from "./glob-match";
+import { GlobError } from "./globs";
 import { PermissionPolicy } from "./policy";
 import { tempWorkspace } from "./test-support";
 
@@ -134,21 +134,43 @@ describe("session decisions", () => {
   });
 });
 
-describe("glob matching", () => {
-  it("** spans directories, * and ? stay in a segment, classes and alternatives", () => {
-    expect(globToRegExp("src/**/*.ts").test("src/a.ts")).toBe(true);
-    expect(globToRegExp("src/**/*.ts").test("src/x/y/a.ts")).toBe(true);
-    expect(globToRegExp("src/*.ts").test("src/x/a.ts")).toBe(false);
-    expect(globToRegExp("**/*.{js,json}").test("a/b/c.json")).toBe(true);
-    expect(globToRegExp("file?.[!a-c]x").test("file1.dx")).toBe(true);
-    expect(globToRegExp("file?.[!a-c]x").test("file1.ax")).toBe(false);
-    expect(globToRegExp("a+b(1).txt").test("a+b(1).txt")).toBe(true);
-    expect(globToRegExp("git *", { anySlash: true }).test("git log -- src/a.ts")).toBe(true);
+describe("patterns in rules", () => {
+  it("a deny rule matches hidden files with * and **; an allow rule reaches them only by naming them", () => {
+    const policy = new PermissionPolicy(cwd);
+    policy.update({ mode: "read", default: "ask", deny: ["*.env", "secrets/**"], allow: ["src/**", "docs", "config/.local/**"] });
+    expect(policy.decide(read(join(cwd, ".env")))).toBe("deny");
+    expect(policy.decide(read(join(cwd, "app/.env")))).toBe("deny");
+    expect(policy.decide(read(join(cwd, "secrets/.key")))).toBe("deny");
+    expect(policy.decide(read(join(cwd, "src/a/b.ts")))).toBe("allow");
+    expect(policy.decide(read(join(cwd, "src/.git/config")))).toBe("ask");
+    expect(policy.decide(read(join(cwd, "docs/guide/intro.md")))).toBe("allow");
+    expect(policy.decide(read(join(cwd, "docs/.drafts/x.md")))).toBe("ask");
+    expect(policy.decide(read(join(cwd, "config/.local/x.json")))).toBe("allow");
   });
 
-  it("a pattern without a slash matches any segment", () => {
-    expect(matchPath("*.env", "config/prod.env")).toBe(true);
-    expect(matchPath("./src/", "src")).toBe(true);
-    expect(matchPath("src/*.ts", "lib/src/a.ts")).toBe(false);
+  it("the cwd itself is matched by star-only patterns: a deny of everything covers listing it", () => {
+    const policy = new PermissionPolicy(cwd);
+    policy.update({ mode: "read", deny: ["**"] });
+    expect(policy.decide(read(cwd, "list_directory"))).toBe("deny");
+    policy.update({ mode: "read", deny: ["src/**"] });
+    expect(policy.decide(read(cwd, "list_directory"))).toBe("allow");
+  });
+
+  it("an unclosed { is refused when the rule is set, naming the rule; the rule is left as it was", () => {
+    const policy = new PermissionPolicy(cwd);
+    policy.update({ mode: "write", deny: ["dist/**"] });
+    expect(() => policy.update({ mode: "write", deny: ["*.{env,pem"] })).toThrow(GlobError);
+    expect(() => policy.update({ tool: "write_file", mode: "write", allow: ["src/{a,b"] })).toThrow('allow rule of write_file (write): invalid glob "src/{a,b": "{" is never closed by "}"');
+    expect(() => policy.update({ mode: "read", allow: [""] })).toThrow("empty glob pattern");
+    expect(policy.toJSON()).toEqual({ "*": { write: { deny: ["dist/**"] } } });
+  });
+
+  it("command patterns: * spans / and dots, a leading ! is literal", () => {
+    const policy = new PermissionPolicy(cwd);
+    policy.update({ tool: "run_command", mode: "write", deny: ["cat *.env*", "!ls"] });
+    expect(policy.decide(exec("cat config/.prod.env"))).toBe("deny");
+    expect(policy.decide(exec("cat README.md"))).toBe("allow");
+    expect(policy.decide(exec("!ls"))).toBe("deny");
+    expect(policy.decide(exec("git log -- src/a.ts"), { askPatterns: ["git *"] })).toBe("ask");
   });
 });

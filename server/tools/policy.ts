@@ -2,7 +2,7 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { PermissionOperation } from "../../shared/runs";
 import { deniedCommand } from "./command-deny-list";
-import { globToRegExp, matchPath } from "./glob-match";
+import { commandGlob, GlobError, pathGlob } from "./globs";
 
 /**
  * A run's permission policy: what a tool may do without asking a human.
@@ -19,6 +19,10 @@ import { globToRegExp, matchPath } from "./glob-match";
  * above; then a command matching an approval pattern asks; the rest runs without asking, unless
  * commands are set to ask (SWITCHYARD_RUN_COMMAND=ask, or the strategy's `permissions`). The
  * deny-list is not a sandbox: it stops accidents, not an adversary.
+ *
+ * Patterns are globs (globs.ts): `deny` patterns match hidden files with `*` and `**`, `allow`
+ * patterns only name them with a dot, so a rule never reaches further than it reads. A pattern
+ * that does not parse (an unclosed `{`) is refused when the rule is set, with a GlobError.
  */
 
 export type PolicyMode = "read" | "write";
@@ -35,6 +39,9 @@ export type SessionDecision = "allow-session" | "deny-session";
 export type CommandRules = { askAll?: boolean; askPatterns?: readonly string[] };
 
 export const ALL_TOOLS = "*";
+
+/** Which side of a rule a pattern is on: `deny` (and command ask patterns) or `allow`. */
+type PatternKind = "allow" | "deny";
 
 export function modeOf(operation: PermissionOperation): PolicyMode {
   return operation === "fs.read" ? "read" : "write";
@@ -56,6 +63,7 @@ export class PermissionPolicy {
   readonly cwd: string;
   private rules: PolicySnapshot;
   private readonly session = new Map<string, "allow" | "deny">();
+  private readonly globs = new Map<string, (subject: string) => boolean>();
 
   constructor(cwd: string, rules: PolicySnapshot = {}) {
     this.cwd = realCwd(cwd);
@@ -80,19 +88,32 @@ export class PermissionPolicy {
     if (remembered) return remembered;
     const mode = modeOf(query.operation);
     const layers = [this.rules[query.tool]?.[mode], this.rules[ALL_TOOLS]?.[mode]].filter((r): r is PolicyRule => r !== undefined);
-    const matches = (patterns: string[] | undefined) => (patterns ?? []).some((p) => this.matches(p, query));
-    if (layers.some((rule) => matches(rule.deny))) return "deny";
-    if (layers.some((rule) => matches(rule.allow))) return "allow";
-    if (query.operation === "fs.exec" && (commands.askPatterns ?? []).some((p) => this.matches(p, query))) return "ask";
+    const matches = (patterns: readonly string[] | undefined, kind: PatternKind) => (patterns ?? []).some((p) => this.matches(p, kind, query));
+    if (layers.some((rule) => matches(rule.deny, "deny"))) return "deny";
+    if (layers.some((rule) => matches(rule.allow, "allow"))) return "allow";
+    if (query.operation === "fs.exec" && matches(commands.askPatterns, "deny")) return "ask";
     const configured = layers.find((rule) => rule.default !== undefined)?.default;
     if (configured) return configured;
     if (query.operation === "fs.exec") return commands.askAll ? "ask" : "allow";
     return this.isInside(query.resource) ? "allow" : "ask";
   }
 
-  /** update_policy: sets the given fields of one rule (patterns are replaced, not appended). */
+  /**
+   * update_policy: sets the given fields of one rule (patterns are replaced, not appended). A
+   * pattern that is not a valid glob throws a GlobError naming it, and nothing changes.
+   */
   update(change: PolicyUpdate): PolicySnapshot {
     const tool = change.tool ?? ALL_TOOLS;
+    for (const [field, kind] of [["allow", "allow"], ["deny", "deny"]] as const) {
+      for (const pattern of change[field] ?? []) {
+        try {
+          this.glob(pattern, kind, false);
+        } catch (err) {
+          if (err instanceof GlobError) throw new GlobError(`${field} rule of ${tool === ALL_TOOLS ? "every tool" : tool} (${change.mode}): ${err.message}`);
+          throw err;
+        }
+      }
+    }
     const policy = (this.rules[tool] ??= {});
     const rule: PolicyRule = { ...policy[change.mode] };
     if (change.allow !== undefined) rule.allow = [...change.allow];
@@ -111,22 +132,26 @@ export class PermissionPolicy {
     return clone(this.rules);
   }
 
-  private matches(pattern: string, query: PermissionQuery): boolean {
-    if (query.operation === "fs.exec") return globToRegExp(pattern.trim(), { anySlash: true }).test(query.resource.trim());
-    if (isAbsolute(pattern)) return globToRegExp(pattern).test(query.resource) || ancestors(query.resource).some((a) => globToRegExp(pattern).test(a));
+  private matches(pattern: string, kind: PatternKind, query: PermissionQuery): boolean {
+    if (query.operation === "fs.exec") return this.glob(pattern, kind, true)(query.resource);
+    const match = this.glob(pattern, kind, false);
+    if (isAbsolute(pattern)) return match(query.resource);
     const rel = relative(this.cwd, query.resource).split(sep).join("/");
     // A relative pattern covers the cwd; it reaches outside only when it says so (`../x/**`).
     if (rel.startsWith("../") && !pattern.startsWith("../")) return false;
-    const target = rel === "" ? "." : rel;
-    return matchPath(pattern, target) || ancestors(target).some((a) => matchPath(pattern, a));
+    return match(rel === "" ? "." : rel);
   }
-}
 
-/** `a/b/c` -> [`a/b`, `a`]; `/x/y` -> [`/x`]. */
-function ancestors(path: string): string[] {
-  const out: string[] = [];
-  for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) out.push(path.slice(0, i));
-  return out;
+  /** A compiled pattern: deny (and ask) patterns match hidden names, allow patterns name them. */
+  private glob(pattern: string, kind: PatternKind, command: boolean): (subject: string) => boolean {
+    const key = `${kind}:${command ? "command" : "path"}:${pattern}`;
+    let match = this.globs.get(key);
+    if (!match) {
+      match = command ? commandGlob(pattern) : pathGlob(pattern, { hidden: kind === "deny" });
+      this.globs.set(key, match);
+    }
+    return match;
+  }
 }
 
 function sessionKey(query: PermissionQuery): string {

@@ -38,8 +38,9 @@ describe("glob", () => {
     expect(await run("glob", { pattern: ".github/*.yml" })).toBe('Found 1 file matching ".github/*.yml"\n\n.github/ci.yml');
   });
 
-  it("errors on a missing base directory", async () => {
+  it("errors on a missing base directory and on a pattern that does not parse", async () => {
     await expect(run("glob", { pattern: "*", path: "nope" })).rejects.toThrow("Not found: nope");
+    await expect(run("glob", { pattern: "src/*.{ts,json" })).rejects.toThrow('invalid glob "src/*.{ts,json": "{" is never closed by "}"');
   });
 });
 

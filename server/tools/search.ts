@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { fsError, isBinary } from "./fs-read";
-import { globToRegExp, matchPath } from "./glob-match";
+import { fileGlob, pathGlob } from "./globs";
 import { guardedTool } from "./guard";
 import { displayPath, resolveWorkspacePath } from "./paths";
 import type { ToolContext } from "./tool-context";
@@ -36,11 +36,11 @@ type GlobInput = z.infer<typeof GlobInput>;
 async function globTool(cwd: string, input: GlobInput, signal: AbortSignal): Promise<string> {
   const base = await directoryOf(cwd, input.path ?? ".");
   if (base.isFile) throw new Error(`${base.display} is a file; path must be a directory`);
-  const regex = globToRegExp(input.pattern.replace(/^\.\//, ""));
+  const matches = fileGlob(input.pattern);
   const found: string[] = [];
   let more = false;
   for await (const entry of walk(base.abs, { maxDepth: MAX_DEPTH, includeHidden: mentionsHidden(input.pattern), signal })) {
-    if (entry.kind === "dir" || !regex.test(entry.rel)) continue;
+    if (entry.kind === "dir" || !matches(entry.rel)) continue;
     if (found.length === MAX_GLOB_RESULTS) {
       more = true;
       break;
@@ -89,10 +89,11 @@ async function searchTool(cwd: string, input: SearchInput, signal: AbortSignal):
   const regex = compile(input.pattern);
   const base = await directoryOf(cwd, input.path ?? ".");
   const limit = input.maxResults ?? DEFAULT_MAX_RESULTS;
+  const filter = input.glob ? pathGlob(input.glob, { hidden: false }) : undefined;
   const hits: string[] = [];
   let files = 0;
   const scan = async (abs: string, rel: string): Promise<void> => {
-    if (input.glob && !matchPath(input.glob, rel)) return;
+    if (filter && !filter(rel)) return;
     const found = await searchFile(abs, displayPath(cwd, abs), regex, limit - hits.length);
     if (found.length > 0) files++;
     hits.push(...found);
