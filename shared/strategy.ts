@@ -170,7 +170,11 @@ export const UserAgent = strictMap(
 );
 export type UserAgent = z.infer<typeof UserAgent>;
 
-/** Switchyard's own: a coding-agent CLI (claude, codex...) run as a step. Validated only, for now. */
+/**
+ * Switchyard's own: a coding-agent CLI (claude, codex...) run as a step, in a worktree of `repo`
+ * (server/runs/cli-step.ts): its output streams as the step's, its questions and approvals are
+ * the run's requests, and the step's result is the agent's answer and a summary of its changes.
+ */
 export const CliAgent = strictMap(
   {
     type: z.literal("cli"),
@@ -331,7 +335,6 @@ export const isUserAgent = (agent: AgentDef): agent is UserAgent => agent.type =
 export const isCliAgent = (agent: AgentDef): agent is CliAgent => agent.type === "cli";
 export const isCustomAgent = (agent: AgentDef): agent is CustomAgent =>
   !(BUILT_IN_AGENT_TYPES as readonly (string | undefined)[]).includes(agent.type) && agent.type !== undefined;
-export const isSequentialFlow = (flow: Flow): flow is SequentialFlow => flow.type === "sequential";
 export const isBroadcastFlow = (flow: Flow): flow is BroadcastFlow => flow.type === "broadcast";
 export const isCycleFlow = (flow: Flow): flow is CycleFlow => flow.type === "cycle";
 

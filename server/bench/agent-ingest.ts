@@ -16,13 +16,15 @@ import { addCounts, fmt, median, type BenchRow, type Count } from "./table";
 /**
  * Agent ingest, both sides on the same recording: a realistic Claude Code session of `lines`
  * lines (recording.ts: text, thinking, tool calls and results, status lines, usage; ~1.1 KB a
- * line). The limit: readline + JSON.parse of every line of the file. Switchyard: a fake agent
- * copies the file to its stdout at disk speed (a `catFile` step, released by a go-file once the
- * agent is up and the server idle), and everything the server does until the lines are persisted
- * in agent_log_chunks and published (the `agent.output` events covering the last line, seen on an
- * events subscription). The server parses at once only what it acts on (a session's start, its
- * result, errors, rate limits: its provider's `isRoutine`); routine lines (model output, tool
- * results) are stored raw and parsed when read. Interleaved, `rounds` times each.
+ * line). The limit: readline + JSON.parse of every line of the file, in this process.
+ * Switchyard: a fake agent copies the file to its stdout at disk speed (a `catFile` step, released
+ * by a go-file once the agent is up and the server idle), and everything the server does until
+ * every line is persisted in agent_log_chunks and published (the `agent.output` events covering
+ * the last line, seen on an events subscription). The two sides do not parse the same lines: the
+ * server JSON-parses at ingest only the lines its provider does not call routine (`isRoutine`:
+ * in this recording the status lines, about 1 in 8; in a real session also its start, result,
+ * errors and rate limits) and stores routine lines (model output, tool results) raw, parsed when
+ * read. The row says how many lines it parsed. Interleaved, `rounds` times each.
  * Counted: the lines stored byte for byte and announced, against the recording's.
  */
 
@@ -150,7 +152,7 @@ export async function benchAgentIngest(options: { lines?: number; rounds?: numbe
       { bench: "agent ingest", metric: `recording: ${fmt.int(lines)} Claude Code lines, ${fmt.mb(info.bytes)} (${mix})`, value: `bare readline + JSON.parse of every line: ${fmt.rate(limit)}`, goal: "-" },
       {
         bench: "agent ingest",
-        metric: "fake agent's stdout -> persisted + published (routine lines stored raw, parsed when read), to the bare parse",
+        metric: `fake agent's stdout -> persisted + published, ${fmt.int(info.kinds.status ?? 0)} status lines parsed at ingest (routine lines stored raw), to readline + JSON.parse of every line`,
         value: `${fmt.rate(rate)} vs ${fmt.rate(limit)} = ${fmt.ratio(rate / limit)} (medians of ${rounds})`,
         goal: ">= 0.50x",
         met: rate / limit >= 0.5,

@@ -15,7 +15,8 @@ export const eventsRouter = router({
   /**
    * Every event after lastEventId (the backlog from the store), then live ones: no gap, no
    * duplicate, also across a reconnect or a server restart. Each is `tracked(id)` so the client
-   * resumes by itself.
+   * resumes by itself. One event a message: what the dashboard's event feed and `yard events`
+   * subscribe to.
    */
   onEvent: publicProcedure.input(OnEventInput).subscription(async function* ({ input, ctx, signal }) {
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
@@ -31,7 +32,8 @@ export const eventsRouter = router({
 
   /**
    * As onEvent, in batches (a store page while catching up, a commit when live), each tracked by
-   * its last id: the view for high-volume consumers (the dashboard, log followers, scripts).
+   * its last id: the view for high-volume consumers (scripts, the benchmarks); the dashboard and
+   * `yard events` use onEvent.
    */
   onEventBatch: publicProcedure.input(OnEventInput).subscription(async function* ({ input, ctx, signal }) {
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
