@@ -69,7 +69,6 @@ export const AgentStreamEvent = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("raw"), text: z.string() }),
 ]);
 export type AgentStreamEvent = z.infer<typeof AgentStreamEvent>;
-export type AgentStreamEventKind = AgentStreamEvent["kind"];
 
 /** The completion signal an agent writes to `.switchyard/output/signal.json` as its last act. */
 export const AgentSignal = z.discriminatedUnion("status", [

@@ -71,7 +71,6 @@ export const ClientMessage = z.discriminatedUnion("type", [
   msg("hub_remove", { name: id }),
 ]);
 export type ClientMessage = z.infer<typeof ClientMessage>;
-export type ClientMessageType = ClientMessage["type"];
 
 // ---------------------------------------------------------------------------------------------
 // Daemon -> client: every frame we send on /ws, as the reference's own schemas (packages/daemon

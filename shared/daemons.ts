@@ -3,8 +3,6 @@ import { DaemonLoopStatus, DaemonStatus } from "./statuses";
 
 /** Wire shapes of daemon agents: long-lived agents with a durable FIFO trigger queue. */
 
-export const DaemonId = z.string().regex(/^daemon_[0-9a-f-]{36}$/, "expected a daemon id (daemon_<uuidv7>)");
-
 export const DaemonWakeReason = z.enum(["spawn", "message", "resume", "watch", "timer"]);
 export type DaemonWakeReason = z.infer<typeof DaemonWakeReason>;
 

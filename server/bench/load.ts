@@ -57,9 +57,6 @@ export function treeTicks(root = process.pid): number {
   return sum;
 }
 
-/** CPU ticks (own + reaped children's) of one process and its live descendants; 0 once it is gone. */
-export const cpuTicksOf = (pid: number): number => treeTicks(pid);
-
 const available = (() => {
   try {
     machineTicks();

@@ -18,8 +18,6 @@ const page = (message: string) => `<!doctype html>
 <button type="submit">Sign in</button>
 </form></body></html>`;
 
-export const loginPage = page;
-
 /** The one-time link printed at start, and a token form for browsers. */
 export function registerLogin(app: FastifyInstance, opts: { token?: string; codes: LoginCodes; port: () => number }) {
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: 4096 }, (_req, body, done) => {

@@ -23,8 +23,6 @@ export type EventCatalog = typeof EventCatalog;
 export type EventType = keyof EventCatalog;
 export type EventPayload<T extends EventType> = z.infer<EventCatalog[T]>;
 
-export const EventTypeName = z.enum(Object.keys(EventCatalog) as [EventType, ...EventType[]]);
-
 /** Which run, agent, daemon or conversation an event belongs to; a subscriber may ask for one. */
 export const EventScope = z
   .object({
@@ -64,7 +62,3 @@ type AnyBusEvent = {
     payload: EventPayload<K>;
   };
 }[EventType];
-
-export function isEvent<T extends EventType>(event: BusEvent, type: T): event is BusEvent<T> {
-  return event.type === type;
-}

@@ -1,9 +1,4 @@
-import { join } from "node:path";
-import { REPO_ROOT } from "../../paths";
-
-/** The scriptable fake agent CLI (Claude's flags and stream-json output): test support and the demo. */
-export const FAKE_AGENT_PATH = join(REPO_ROOT, "server", "testing", "fake-agent", "fake-agent.mjs");
-
+/** The steps of the scriptable fake agent CLI (fake-agent.mjs: Claude's flags and stream-json output). */
 export type FakeAgentStep =
   | { text: string }
   | { thinking: string }
