@@ -21,6 +21,8 @@ export const SQLITE_ONLY = [
   "server/db/upgrade.int.test.ts",
   // the SQLite -> PostgreSQL copy and the PostgreSQL harness: both stores already, by design
   "server/db/pg/**",
+  // several servers on one PostgreSQL database of its own (SQLite has one server by design)
+  "server/cluster/servers.int.test.ts",
   "server/cli/yard-db.int.test.ts",
   // files that run their cases on both stores themselves (describe.each(STORE_KINDS))
   "server/**/*-store.int.test.ts",

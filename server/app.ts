@@ -7,7 +7,8 @@ import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { isLoopbackHost, secretsOf, type Config } from "./config";
 import type { Db } from "./db/client";
-import { PgStore, openPgStore } from "./db/pg/pg-store";
+import { openPgStore } from "./db/pg/pg-store";
+import { Cluster } from "./cluster/cluster.service";
 import { RetentionPruner, retentionLimits } from "./db/retention-pruner";
 import { SqliteStore, openSqliteStore } from "./db/sqlite-store";
 import type { Store } from "./db/store";
@@ -81,14 +82,8 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   const store: Store = config.databaseUrl
     ? await openPgStore({ url: config.databaseUrl })
     : openSqliteStore({ path: config.dbPath, migrationsDir: config.migrationsDir, durability: config.durability });
-  if (store instanceof PgStore && config.databaseUrl) {
-    try {
-      await store.holdAsSoleServer(config.databaseUrl);
-    } catch (err) {
-      await store.close();
-      throw err;
-    }
-  }
+  // the servers of this database: leases on runs and daemons, commands between servers, takeover
+  const cluster = new Cluster({ store, home: config.home, log, version: VERSION });
   const sqliteDb = () => {
     if (store instanceof SqliteStore) return store.db;
     throw new Error("This server runs on PostgreSQL (SWITCHYARD_DATABASE_URL): there is no SQLite connection");
@@ -116,7 +111,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   });
   const localHost = new LocalAgentHost({ home: config.home });
   const host = deps.agentHost === "loopback" ? loopbackHost(localHost) : localHost;
-  agents = new AgentsService({ store, bus, log, config, accounts, host, serverUrl: () => server.url() });
+  agents = new AgentsService({ store, bus, log, config, accounts, host, cluster, serverUrl: () => server.url() });
   const guard = createGuard({
     boundHost: config.host,
     port: () => boundPort,
@@ -140,6 +135,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     runCommand: config.runCommand,
     cli: { agents, bus },
     prices: { ...DEFAULT_PRICES, ...config.modelPrices },
+    cluster,
   });
 
   const daemons = new DaemonsService({
@@ -148,6 +144,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     log,
     home: config.home,
     allowedRoots: config.allowedRoots,
+    cluster,
     resolveModel: (m) => models.resolve(m),
     buildTools: (names, host) =>
       buildTools(names, {
@@ -169,6 +166,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     agents,
     accounts,
     conversations: new ConversationsService(store, bus, agents),
+    cluster,
     redact,
     startedAt: Date.now(),
     version: VERSION,
@@ -246,6 +244,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
       if (daemonsRecovered.resumed.length + daemonsRecovered.failed.length > 0) log.info(daemonsRecovered, "daemons recovered after a restart");
       await app.listen({ host: config.host, port: config.port });
       boundPort = (app.server.address() as AddressInfo).port;
+      await cluster.start(server.url());
       // after listen: a dead agent's completion may resume it, and it must reach us
       const agentsRecovered = await agents.recover();
       if (agentsRecovered.reattached.length + agentsRecovered.finished.length > 0) log.info(agentsRecovered, "agents recovered after a restart");
@@ -277,6 +276,8 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
         await runs.shutdown();
         await daemons.shutdown();
         await agents.shutdown();
+        // leases expire now: another server of the database takes over what this one owned
+        await cluster.stop();
         accounts.close();
         // Connections are cut, not ended: clients reconnect and resume from their last event id.
         ws.close();

@@ -2,11 +2,11 @@ import { createServer, StartupError } from "./app";
 import { ConfigError, loadConfig, type Config } from "./config";
 import { SchemaNewerError } from "./db/client";
 import { DatabaseSchemaNewer, DatabaseUnreachable, DatabaseUrlInvalid } from "./db/pg/errors";
-import { DatabaseInUse } from "./db/pg/pg-store";
+import { ServerInUse } from "./cluster/cluster.service";
 import { redactDatabaseUrl } from "./db/pg/url";
 
 /** Start failures that are the user's to fix: the message, exit 2, no stack. */
-const EXPLAINED = [StartupError, ConfigError, SchemaNewerError, DatabaseUnreachable, DatabaseSchemaNewer, DatabaseUrlInvalid, DatabaseInUse];
+const EXPLAINED = [StartupError, ConfigError, SchemaNewerError, DatabaseUnreachable, DatabaseSchemaNewer, DatabaseUrlInvalid, ServerInUse];
 
 /**
  * The only impure entry: read config, open the store, listen, and stop gracefully on SIGINT or

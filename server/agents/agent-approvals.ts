@@ -111,6 +111,11 @@ export class AgentApprovals {
     for (const a of await this.list({ status: "pending" })) await this.expire(a.id, a.agentId, why);
   }
 
+  /** Expire one agent's pending requests (its server restarted, or another server took it over). */
+  async expirePendingOf(agentId: string, why: string): Promise<void> {
+    for (const a of await this.list({ status: "pending" })) if (a.agentId === agentId) await this.expire(a.id, a.agentId, why);
+  }
+
   /** Expire a request still pending (one decided meanwhile stays as decided, with no event). */
   private async expire(id: string, agentId: string, why: string): Promise<void> {
     try {

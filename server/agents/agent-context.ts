@@ -37,6 +37,12 @@ export interface AgentContext {
   env: NodeJS.ProcessEnv;
   /** True once the server shuts down: nothing new starts. */
   closed(): boolean;
+  /**
+   * Own an agent's running process (its lease: free, expired, or this server's from before a
+   * restart); false when another server of the database watches it. `release` when it ended here.
+   */
+  claim(agentId: string, opts?: { takeover?: boolean }): Promise<boolean>;
+  release(agentId: string): Promise<void>;
   /** Publish an agent's event (with `write`: in the same transaction, through its `tx`); dropped quietly after shutdown. */
   publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>, write?: RowWrite): Promise<void>;
 }

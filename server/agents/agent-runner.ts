@@ -257,6 +257,8 @@ export class AgentRunner {
 
   /** Watch a process run through its session: `fresh` when it just started (its output is read from 0). */
   attach(row: AgentRow, ref: SessionRef, fresh: boolean): void {
+    // this server watches it (a fresh run's lease is free: its agent is new, or ended here or on a stopped server)
+    if (fresh) void this.ctx.claim(row.id);
     const adapter = adapterOf(row.provider);
     const local = this.ctx.host.name === "local";
     const session = new AgentSession({
@@ -287,7 +289,11 @@ export class AgentRunner {
         const done = this.recorded(row.id)
           .then(() => this.complete(row.id, outcome))
           .catch((err) => this.ctx.log.error({ err, agentId: row.id }, "agent completion failed"))
-          .finally(() => this.finishing.delete(row.id));
+          .finally(() => {
+            this.finishing.delete(row.id);
+            // a resume started by its completion (a follow-up, an answer) holds it again
+            if (!this.live.has(row.id)) void this.ctx.release(row.id);
+          });
         this.finishing.set(row.id, done);
       },
       onError: (err) => this.ctx.log.warn({ err, agentId: row.id }, "agent output tailing failed"),
@@ -439,10 +445,15 @@ export class AgentRunner {
    * (their processes kept running), the ones that never got a process are crashed; agents that
    * waited for an account get one if it freed up meanwhile.
    */
-  async reattachAll(): Promise<{ reattached: string[]; finished: string[] }> {
+  async reattachAll(opts: { takeover?: boolean } = {}): Promise<{ reattached: string[]; finished: string[] }> {
     const reattached: string[] = [];
     const finished: string[] = [];
     for (const row of await this.ctx.records.all()) {
+      if (opts.takeover && (!LIVE_STATUSES.includes(row.status) || this.live.has(row.id))) continue;
+      // another server of the database watches it (its lease is live)
+      if (LIVE_STATUSES.includes(row.status) && !this.live.has(row.id) && !(await this.ctx.claim(row.id, { takeover: opts.takeover }))) continue;
+      // its approval requests died with the server that held them open
+      if (LIVE_STATUSES.includes(row.status)) await this.ctx.approvals.expirePendingOf(row.id, "the server restarted while the agent waited");
       if (row.queuedMessages.length > 0) {
         await this.ctx.messages.importLegacy(row.id, row.queuedMessages);
         await this.ctx.records.update(row.id, { queuedMessages: [] });
@@ -458,6 +469,7 @@ export class AgentRunner {
       reattached.push(row.id);
       await this.ctx.publish(row.id, "agent.status_changed", { status: row.status, reason: "re-attached after a server restart" });
     }
+    if (opts.takeover) return { reattached, finished };
     for (const provider of new Set((await this.ctx.records.all()).filter((r) => r.status === "waiting_for_account").map((r) => r.provider))) this.wakeWaiting(provider);
     return { reattached, finished };
   }

@@ -1,3 +1,4 @@
+import type { Cluster } from "../cluster/cluster.service";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SpawnAgentInput, type AgentGrant, type AgentInfo } from "../../shared/agents";
@@ -48,6 +49,8 @@ export interface AgentsServiceOptions {
   accounts?: AccountsService;
   /** Where agents run (default: this machine); wrapped by `wrapHost` when given (tests: a JSON loopback). */
   host?: AgentHost;
+  /** The servers of the database: which one watches each running agent (absent: this one watches all). */
+  cluster?: Cluster;
 }
 
 /**
@@ -86,6 +89,8 @@ export class AgentsService {
       accounts: opts.accounts,
       env: opts.env ?? process.env,
       closed: () => this.closed,
+      claim: async (agentId, how) => !opts.cluster || (await opts.cluster.leases.acquire("agent", agentId, how)) !== undefined,
+      release: async (agentId) => void (await opts.cluster?.leases.release("agent", agentId).catch(() => {})),
       publish: (agentId, type, payload, write) => this.publish(agentId, type, payload, write),
     };
     this.out = new AgentOutput(opts.store, this.ctx);
@@ -288,9 +293,18 @@ export class AgentsService {
 
   /** After a restart: re-attach to live processes; finish the dead ones from their output. */
   async recover(): Promise<{ reattached: string[]; finished: string[] }> {
-    await this.approvals.expireAll("the server restarted while the agent waited");
+    const cluster = this.opts.cluster;
+    // one server on the database: whatever waited on the server that stopped is over
+    if (!cluster?.shared) await this.approvals.expireAll("the server restarted while the agent waited");
     const outcome = await this.runner.reattachAll();
     this.workspaces.startSweeps();
+    if (cluster?.shared) {
+      cluster.onScan(async () => {
+        if (this.closed) return;
+        const taken = await this.runner.reattachAll({ takeover: true });
+        if (taken.reattached.length + taken.finished.length > 0) this.opts.log.info(taken, "agents taken over from a lost server");
+      });
+    }
     return outcome;
   }
 

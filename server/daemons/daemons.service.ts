@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { desc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import { SpawnDaemonInput, type DaemonSummary, type QueuedDaemonEvent } from "../../shared/daemons";
+import type { Cluster } from "../cluster/cluster.service";
 import { first, type Store, type TxDb } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
@@ -28,6 +29,8 @@ export type DaemonsDeps = {
   buildTools?: DaemonToolsFactory;
   /** How long stop() waits for an idle boundary before aborting the turn (default 500 ms). */
   stopGraceMs?: number;
+  /** The servers of the database: daemon ownership (leases), commands to the owner (absent: this server owns every daemon). */
+  cluster?: Cluster;
 };
 
 type DaemonRow = typeof daemons.$inferSelect;
@@ -47,6 +50,7 @@ export class DaemonsService {
   private readonly queue: DaemonQueueStorage;
   private readonly runtimeDeps: RuntimeDeps;
   private closing = false;
+  private recovering: Promise<{ resumed: string[]; failed: string[] }> | undefined;
 
   constructor(private readonly deps: DaemonsDeps) {
     this.queue = createDaemonQueueStorage(deps.store);
@@ -59,6 +63,31 @@ export class DaemonsService {
       stopGraceMs: deps.stopGraceMs ?? 500,
       onStatus: (d) => this.saveRow(d),
     };
+    if (deps.cluster) this.serveCommands(deps.cluster);
+  }
+
+  /** What other servers ask of the daemons this server owns; what it does when it lost one. */
+  private serveCommands(cluster: Cluster): void {
+    type P = { id: string; payload?: unknown };
+    cluster.commands.handle("daemon.trigger", (p) => this.trigger((p as P).id, (p as P).payload));
+    cluster.commands.handle("daemon.stop", (p) => this.stop((p as P).id));
+    cluster.commands.handle("daemon.snapshot", (p) => this.snapshot((p as P).id));
+    cluster.onLost("daemon", (id) => {
+      const daemon = this.runtimes.get(id);
+      this.runtimes.delete(id);
+      // another server took it over (and replays its queue): stop the loop here
+      if (daemon?.status === "running") void daemon.stop({ keepRunning: true }).catch(() => {});
+    });
+    cluster.onScan(async () => {
+      const recovered = await this.recover();
+      if (recovered.resumed.length + recovered.failed.length > 0) this.deps.log.info(recovered, "daemons taken over from a lost server");
+    });
+  }
+
+  /** The server owning a daemon that does not run here, if any (its commands go there). */
+  private async remoteOwner(id: string): Promise<string | undefined> {
+    if (this.runtimes.get(id)?.status === "running") return undefined;
+    return this.deps.cluster?.leases.remoteOwner("daemon", id);
   }
 
   runningCount(): number {
@@ -78,6 +107,7 @@ export class DaemonsService {
   private async spawnOn(root: string, id: string, input: ParsedSpawnInput, watchPaths: string[]): Promise<DaemonSummary> {
     this.assertRootFree(root);
     this.deps.resolveModel(input.model);
+    await this.deps.cluster?.leases.acquire("daemon", id);
     const meta: DaemonMeta = {
       _type: "daemon_meta",
       id,
@@ -148,6 +178,8 @@ export class DaemonsService {
     const id = this.runtimes.has(idOrName) ? idOrName : await this.resolveId(idOrName);
     const daemon = this.runtimes.get(id);
     if (!daemon) {
+      const owner = await this.remoteOwner(id);
+      if (owner) return this.deps.cluster!.commands.send(owner, "daemon.trigger", { id, payload: payload ?? null });
       const row = await this.row(id);
       throw row ? this.notRunning(id, row.status) : notFound(id);
     }
@@ -185,6 +217,8 @@ export class DaemonsService {
     const id = await this.resolveId(idOrName);
     const daemon = this.runtimes.get(id);
     if (daemon) return daemon.snapshotView();
+    const owner = await this.remoteOwner(id);
+    if (owner) return this.deps.cluster!.commands.send(owner, "daemon.snapshot", { id });
     const row = await this.row(id);
     if (!row) throw notFound(id);
     const { meta, snapshot } = readDaemonRoot(row.persistPath);
@@ -207,6 +241,8 @@ export class DaemonsService {
     const id = await this.resolveId(idOrName);
     const daemon = this.runtimes.get(id);
     if (!daemon) {
+      const owner = await this.remoteOwner(id);
+      if (owner) return this.deps.cluster!.commands.send(owner, "daemon.stop", { id });
       const row = await this.row(id);
       if (!row) throw notFound(id);
       return this.rowSummary(row);
@@ -233,6 +269,11 @@ export class DaemonsService {
     const running = this.runningOn(root);
     if (running) return running.summary();
     const { meta, snapshot } = readDaemonRoot(root);
+    const cluster = this.deps.cluster;
+    if (cluster && (await cluster.leases.acquire("daemon", meta.id)) === undefined) {
+      // it runs on another server of the database: that one's summary
+      return this.deps.cluster!.commands.send(await this.remoteOwnerOrThrow(meta.id), "daemon.snapshot", { id: meta.id });
+    }
     // triggers acknowledged in this turn are committed before the queue is read back
     await this.queue.flush();
     if (id && meta.id !== id) {
@@ -278,12 +319,23 @@ export class DaemonsService {
   }
 
   /** At server start: daemons that were running resume by themselves, in-flight events first. */
-  async recover(): Promise<{ resumed: string[]; failed: string[] }> {
+  recover(): Promise<{ resumed: string[]; failed: string[] }> {
+    this.recovering ??= this.recoverOnce().finally(() => (this.recovering = undefined));
+    return this.recovering;
+  }
+
+  /**
+   * The running daemons this server can own (no lease, an expired one, or its own from before a
+   * restart): at start, and on a shared database at every heartbeat (a lost server's daemons).
+   */
+  private async recoverOnce(): Promise<{ resumed: string[]; failed: string[] }> {
     const { daemons } = this.deps.store.t;
     const rows = await this.deps.store.read.select().from(daemons).where(eq(daemons.status, "running"));
     const resumed: string[] = [];
     const failed: string[] = [];
     for (const row of rows) {
+      if (this.closing || this.runtimes.get(row.id)?.status === "running") continue;
+      if (this.deps.cluster && (await this.deps.cluster.leases.acquire("daemon", row.id)) === undefined) continue;
       try {
         await this.resume({ id: row.id });
         resumed.push(row.id);
@@ -389,6 +441,7 @@ export class DaemonsService {
   /** The daemon's row: inserted, or (a daemon known here before) its status, error and root updated. */
   private async upsertRow(tx: TxDb, d: DaemonRuntime): Promise<void> {
     const { daemons } = this.deps.store.t;
+    await this.deps.cluster?.leases.fence(tx, "daemon", d.id);
     const now = Date.now();
     const set = { status: d.status, loopStatus: d.loopStatus ?? null, error: d.error ?? null, persistPath: d.root, updatedAt: now };
     await tx
@@ -400,6 +453,17 @@ export class DaemonsService {
   private async saveRow(d: DaemonRuntime): Promise<void> {
     const { daemons } = this.deps.store.t;
     const set = { status: d.status, loopStatus: d.loopStatus ?? null, error: d.error ?? null, persistPath: d.root, updatedAt: Date.now() };
-    await this.deps.store.tx((tx) => tx.update(daemons).set(set).where(eq(daemons.id, d.id)));
+    await this.deps.store.tx(async (tx) => {
+      await this.deps.cluster?.leases.fence(tx, "daemon", d.id);
+      await tx.update(daemons).set(set).where(eq(daemons.id, d.id));
+    });
+    // it ended here: another server may resume it later
+    if (d.status !== "running" && !this.closing) await this.deps.cluster?.leases.release("daemon", d.id);
+  }
+
+  private async remoteOwnerOrThrow(id: string): Promise<string> {
+    const owner = await this.deps.cluster?.leases.remoteOwner("daemon", id);
+    if (!owner) throw new DomainError("DAEMON_ALREADY_RUNNING", `Daemon '${id}' is being taken over by another server; try again`, { kind: "CONFLICT", details: { daemonId: id } });
+    return owner;
   }
 }

@@ -5,3 +5,4 @@ export * from "../daemons/daemons.sql";
 export * from "../agents/agents.sql";
 export * from "../conversations/conversations.sql";
 export * from "../accounts/accounts.sql";
+export * from "../cluster/cluster.sql";

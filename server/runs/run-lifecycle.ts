@@ -64,6 +64,8 @@ export class RunLifecycle {
   constructor(
     private readonly store: Store,
     private readonly bus: EventBus,
+    /** Inside each row write: refuse it when this server no longer owns the run (its lease's epoch; server/cluster/leases.ts). */
+    private readonly fence: (tx: TxDb, runId: string) => Promise<void> = async () => {},
   ) {}
 
   /**
@@ -144,6 +146,7 @@ export class RunLifecycle {
     };
     const write = async (tx: TxDb) => {
       const { runs } = this.store.t;
+      await this.fence(tx, run.runId);
       // a new row, or the row of a run whose last segment ended; never one still running
       const stored = await tx
         .insert(runs)
@@ -199,6 +202,7 @@ export class RunLifecycle {
   /** Write the end of a running segment; refused when the stored row is not that segment running. */
   private async update(tx: TxDb, runId: string, segment: number, event: RunLifecycleEvent, set: Partial<RunRow>): Promise<void> {
     const { runs } = this.store.t;
+    await this.fence(tx, runId);
     const stored = await tx
       .update(runs)
       .set(set)

@@ -16,12 +16,14 @@ export type RecoveryHost = {
   createRun(config: RunConfig): RunState;
   /** Hold the run in memory and execute its segment in the background. */
   adopt(run: RunState, input: string): void;
+  /** Take ownership of a run left running (its lease: free, expired or this server's); false when another server owns it. */
+  claim(row: RunRow): Promise<boolean>;
 };
 
 const INTERRUPTED = { code: "INTERRUPTED", message: "The server stopped while this run was running; it can be continued (continue_run)" };
 
 /**
- * On server start: a run whose segment was waiting on a human (or on a detached CLI agent)
+ * On server start, and on a shared database whenever a server's leases expire: a run whose segment was waiting on a human (or on a detached CLI agent)
  * resumes waiting, its completed steps not run again; any other interrupted segment ends with
  * error INTERRUPTED and stays continuable. No run is left "running".
  */
@@ -29,6 +31,7 @@ export async function recoverRuns(host: RecoveryHost): Promise<{ resumed: string
   const resumed: string[] = [];
   const interrupted: string[] = [];
   for (const row of await host.lifecycle.running()) {
+    if (!(await host.claim(row))) continue;
     const events = await readRunEvents(host.store, row.id);
     const seg = lastSegment(events);
     if (seg.completed && seg.completed.payload.segment === row.segment) {

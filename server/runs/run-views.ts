@@ -1,4 +1,4 @@
-import type { RunSummary } from "../../shared/runs";
+import type { PendingRequest, RunSummary } from "../../shared/runs";
 import type { Strategy } from "../../shared/strategy";
 import type { EventStorage } from "../events/event-store";
 import { flowGraph } from "../strategies/flow-graph";
@@ -38,7 +38,7 @@ export function inMemorySummary(run: RunState) {
 }
 
 /** One run: its listing row, live state and what it waits on (a stored-only run: from its run.started). */
-export async function runDetail(runId: string, row: RunRow | undefined, run: RunState | undefined, store: EventStorage) {
+export async function runDetail(runId: string, row: RunRow | undefined, run: RunState | undefined, store: EventStorage, storedRequests: PendingRequest[] = []) {
   const strategy = run?.config.strategy;
   const first = strategy ? undefined : (await store.readAfter(0, { kind: "run", id: runId }, 1))[0];
   const startedPayload = first?.type === "run.started" ? first.payload : undefined;
@@ -59,7 +59,7 @@ export async function runDetail(runId: string, row: RunRow | undefined, run: Run
     result: row?.result ?? null,
     error: row?.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
     usage: run && run.status === "running" ? { ...run.usage } : { promptTokens: row?.promptTokens ?? 0, completionTokens: row?.completionTokens ?? 0 },
-    pendingRequests: run?.pendingRequests() ?? [],
+    pendingRequests: run?.pendingRequests() ?? storedRequests,
     agents: strategy ? Object.keys(strategy.agents) : (startedPayload?.agents ?? []),
     flowTree: flow,
     graph: flow ? flowGraph({ flow } as Strategy) : null,

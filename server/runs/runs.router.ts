@@ -57,8 +57,8 @@ export const runsRouter = router({
     await ctx.runs.steer(input.runId, input.text);
     return { queued: true };
   }),
-  respond: publicProcedure.input(RunsInput.respond).mutation(({ input, ctx }) => {
-    const request = ctx.runs.respond(input.runId, input.requestId, { text: input.text, decision: input.decision });
+  respond: publicProcedure.input(RunsInput.respond).mutation(async ({ input, ctx }) => {
+    const request = await ctx.runs.respond(input.runId, input.requestId, { text: input.text, decision: input.decision });
     return { answered: request.requestId, kind: request.kind };
   }),
   updatePolicy: publicProcedure.input(RunsInput.updatePolicy).mutation(async ({ input, ctx }) => {

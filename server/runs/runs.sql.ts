@@ -29,3 +29,16 @@ export const runs = sqliteTable(
   },
   (t) => [index("runs_cwd_idx").on(t.cwd, t.startedAt), index("runs_status_idx").on(t.status), index("runs_started_idx").on(t.startedAt)],
 );
+
+/**
+ * A prepared run not started yet (prepare_run), so `start_run` may reach any server of the
+ * database: what prepare was given (the strategy is loaded again where it starts). Deleted when
+ * the run starts or is let go; a prepared run nobody starts is pruned after a day.
+ */
+export const preparedRuns = sqliteTable("prepared_runs", {
+  runId: text("run_id").primaryKey(),
+  /** JSON of the PrepareInput (strategy path resolved, cwd, model override, manifest, budget). */
+  input: text("input").notNull(),
+  serverId: text("server_id").notNull(),
+  createdAt: integer("created_at").notNull(),
+});

@@ -71,6 +71,7 @@ export const AGENT_RULES: Record<string, Rule> = {
   "conversations.list": itself("agentId"),
   "conversations.get": conversation(false),
   "conversations.answer": conversation(true),
+  "servers.list": "deny",
   "events.onEvent": "deny",
   "events.onEventBatch": "deny",
   "events.list": "deny",

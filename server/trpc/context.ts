@@ -1,3 +1,4 @@
+import type { Cluster } from "../cluster/cluster.service";
 import type { Config } from "../config";
 import type { Principal } from "../http/security";
 import type { EventBus } from "../events/bus";
@@ -17,6 +18,8 @@ export type Services = {
   agents: AgentsService;
   accounts: AccountsService;
   conversations: ConversationsService;
+  /** The servers of this database (several on PostgreSQL; one on SQLite). */
+  cluster: Cluster;
   redact: Redactor;
   startedAt: number;
   /** A one-time dashboard login link (or the plain URL when no token is set). */

@@ -26,6 +26,8 @@ export const appRouter = router({
       },
     })),
   }),
+  /** The servers sharing this database, live in the last 10 s (`self`: the one answering). */
+  servers: router({ list: publicProcedure.query(({ ctx }) => ctx.cluster.live()) }),
   events: eventsRouter,
   strategies: strategiesRouter,
   runs: runsRouter,

@@ -120,7 +120,7 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
       await runs.stop(m.runId).catch(() => {});
       return;
     case "subscribe":
-      if (!runs.inMemory(m.runId) && !(await runs.row(m.runId))) return error(socket, "SUBSCRIBE_ERROR", `Run not found: ${m.runId}`, rid);
+      if (!(await runs.exists(m.runId))) return error(socket, "SUBSCRIBE_ERROR", `Run not found: ${m.runId}`, rid);
       ctx.subs.add(m.runId, socket);
       return;
     case "unsubscribe":
@@ -134,21 +134,21 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
     case "list_strategies":
       return reply(socket, { type: "strategy_list", runs: runs.listInMemory() }, rid);
     case "user_input": {
-      const pending = runs.pendingOf(m.runId, "input", (r) => r.agentName === m.agentName);
+      const pending = await runs.pendingOf(m.runId, "input", (r) => r.agentName === m.agentName);
       if (!pending) return error(socket, "NO_PENDING_INPUT", `No pending input for agent "${m.agentName}" in run ${m.runId}`, rid);
-      runs.respond(m.runId, pending.requestId, { text: m.text });
+      await runs.respond(m.runId, pending.requestId, { text: m.text });
       return;
     }
     case "question_response": {
-      const pending = runs.pendingOf(m.runId, "question", (r) => r.requestId === m.questionRequestId);
+      const pending = await runs.pendingOf(m.runId, "question", (r) => r.requestId === m.questionRequestId);
       if (!pending) return error(socket, "NO_PENDING_QUESTION", `No pending question ${m.questionRequestId} in run ${m.runId}`, rid);
-      runs.respond(m.runId, pending.requestId, { text: m.response });
+      await runs.respond(m.runId, pending.requestId, { text: m.response });
       return;
     }
     case "permission_decision": {
-      const pending = runs.pendingOf(m.runId, "permission", (r) => r.requestId === m.permissionRequestId);
+      const pending = await runs.pendingOf(m.runId, "permission", (r) => r.requestId === m.permissionRequestId);
       if (!pending) return error(socket, "NO_PENDING_PERMISSION", `No pending permission request ${m.permissionRequestId} in run ${m.runId}`, rid);
-      runs.respond(m.runId, pending.requestId, { decision: m.decision });
+      await runs.respond(m.runId, pending.requestId, { decision: m.decision });
       return;
     }
     case "update_policy": {

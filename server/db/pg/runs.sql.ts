@@ -25,3 +25,11 @@ export const runs = pgTable(
   },
   (t) => [index("runs_cwd_idx").on(t.cwd, t.startedAt), index("runs_status_idx").on(t.status), index("runs_started_idx").on(t.startedAt)],
 );
+
+/** A prepared run not started yet (twin of server/runs/runs.sql.ts). */
+export const preparedRuns = pgTable("prepared_runs", {
+  runId: text("run_id").primaryKey(),
+  input: text("input").notNull(),
+  serverId: text("server_id").notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+});

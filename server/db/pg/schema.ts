@@ -10,3 +10,4 @@ export * from "./daemons.sql";
 export * from "./agents.sql";
 export * from "./conversations.sql";
 export * from "./accounts.sql";
+export * from "./cluster.sql";

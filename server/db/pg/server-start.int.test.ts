@@ -52,14 +52,15 @@ describe("a server on PostgreSQL", () => {
     const emitted = await client.events.emit.mutate({ message: "stored in PostgreSQL" });
     expect(emitted.id).toBeGreaterThan(0);
 
-    // a second server on the same database is refused (one server per database in this version)
-    const second = await refusedStart({ SWITCHYARD_DATABASE_URL: pg.url, SWITCHYARD_SECRET_KEY: KEY });
-    expect(second.code).toBe(2);
-    expect(second.out).toContain("Another Switchyard server runs on the PostgreSQL database");
-    expect(second.out).toContain("SWITCHYARD_DATABASE_URL");
+    // a second server on the same database (a data dir of its own) runs beside it and sees its events
+    const second = await spawnServer({ home: home(), env: { SWITCHYARD_DATABASE_URL: pg.url, SWITCHYARD_SECRET_KEY: KEY } });
+    servers.push(second);
+    const seen = await createSwitchyardClient({ url: second.url }).events.list.query({ afterId: 0, limit: 100 });
+    expect(seen.events.map((e) => (e.payload as { message?: string }).message)).toContain("stored in PostgreSQL");
 
-    // the first one's kill -9 frees the database: the next server starts and finds the event
+    // kill -9 of both: the next server starts and finds the event
     await s.kill("SIGKILL");
+    await second.kill("SIGKILL");
     const next = await spawnServer({ home: home(), env: { SWITCHYARD_DATABASE_URL: pg.url, SWITCHYARD_SECRET_KEY: KEY } });
     servers.push(next);
     const events = await createSwitchyardClient({ url: next.url }).events.list.query({ afterId: 0, limit: 100 });

@@ -1,0 +1,168 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSwitchyardClient, type SwitchyardClient } from "../client";
+import { CommaClient } from "../testing/comma-client";
+import { startFakeModelServer, type FakeModelServer } from "../testing/fake-model";
+import { createTestDatabase, type TestDatabase } from "../testing/postgres";
+import { removeHome, spawnServer, tempHome, type ServerProcess } from "../testing/server-harness";
+
+/**
+ * Several servers on one PostgreSQL (issue 18 item 4), as real `yard start` processes: what one
+ * does shows on the other, a run prepared on A starts on B, commands reaching a server that does
+ * not own the run or daemon are carried out by the owner, and after a kill -9 of the owner another
+ * server takes over within 15 s (a waiting run keeps waiting, a streaming one ends INTERRUPTED,
+ * a daemon goes on with its durable queue).
+ */
+const KEY = "several-servers-test-secret-key-0123456789";
+let pg: TestDatabase;
+let fake: FakeModelServer;
+let cwd: string;
+const homes: string[] = [];
+const procs: ServerProcess[] = [];
+
+beforeAll(async () => {
+  pg = await createTestDatabase();
+  fake = await startFakeModelServer();
+  cwd = tempHome("switchyard-servers-cwd-");
+  mkdirSync(join(cwd, "strategies"));
+  writeFileSync(
+    join(cwd, "strategies", "wait.yaml"),
+    `name: Wait\nversion: "1.0"\nagents:\n  writer: {model: anthropic/m, systemPrompt: "WRITER SAY[]"}\n  human: {type: user, config: {presetMessage: "Approve?"}}\n  finisher: {model: anthropic/m, systemPrompt: "FINISHER SAY[all done]"}\nflow: {type: sequential, steps: [{agent: writer}, {agent: human}, {agent: finisher}]}\n`,
+  );
+  writeFileSync(join(cwd, "strategies", "long.yaml"), `name: Long\nversion: "1.0"\nagents:\n  talker: {model: anthropic/m, systemPrompt: "LONG[100000] DELAY[5]"}\nflow: {type: sequential, steps: [{agent: talker}]}\n`);
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_SERVERS) for (const p of procs) console.log(p.url, p.output());
+  for (const p of procs) await p.kill("SIGKILL");
+  await fake?.close();
+  for (const h of homes) removeHome(h);
+  removeHome(cwd);
+  await pg?.drop();
+});
+
+async function server(home?: string): Promise<{ proc: ServerProcess; client: SwitchyardClient; home: string }> {
+  const at = home ?? tempHome();
+  if (!home) homes.push(at);
+  const proc = await spawnServer({
+    home: at,
+    env: { SWITCHYARD_DATABASE_URL: pg.url, SWITCHYARD_SECRET_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "k", SWITCHYARD_LOG_LEVEL: "warn" },
+  });
+  procs.push(proc);
+  return { proc, client: createSwitchyardClient({ url: proc.url }), home: at };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read().catch((err: unknown) => err as T);
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not in ${timeoutMs} ms; last: ${JSON.stringify(v instanceof Error ? v.message : v)}`);
+    await sleep(100);
+  }
+}
+
+describe("several servers on one PostgreSQL", () => {
+  it("a run prepared on A starts on B, is answered through A and shows on both; stop and steer through B reach A's run", async () => {
+    const a = await server();
+    const b = await server();
+    expect(a.proc.output()).not.toContain("SERVER_IN_USE");
+
+    // both servers see each other
+    const health = await until("two live servers", () => a.client.servers.list.query(), (l) => Array.isArray(l) && l.length === 2);
+    expect(health.filter((s) => s.self)).toHaveLength(1);
+
+    const { runId } = await a.client.runs.prepare.mutate({ strategyPath: "strategies/wait.yaml", cwd });
+    await b.client.runs.start.mutate({ runId, input: "go" });
+    // B owns it; A shows it waiting, with the request (from the timeline)
+    const waiting = await until("waiting on A", () => a.client.runs.get.query({ runId }), (r) => (r as { pendingRequests?: unknown[] }).pendingRequests?.length === 1);
+    const request = waiting.pendingRequests[0]!;
+    expect(request.kind).toBe("input");
+    // answered through A: forwarded to B, the owner
+    await a.client.runs.respond.mutate({ runId, requestId: request.requestId, text: "approved" });
+    const done = await until("completed", () => a.client.runs.get.query({ runId }), (r) => (r as { status?: string }).status === "completed");
+    expect(done.result).toContain("all done");
+    expect((await b.client.runs.get.query({ runId })).status).toBe("completed");
+
+    // a streaming run on A, steered and stopped through B
+    const long = await a.client.runs.prepare.mutate({ strategyPath: "strategies/long.yaml", cwd });
+    await a.client.runs.start.mutate({ runId: long.runId, input: "talk" });
+    await until("A streams", () => b.client.runs.get.query({ runId: long.runId }), (r) => (r as { status?: string }).status === "running");
+    await b.client.runs.steer.mutate({ runId: long.runId, text: "shorter please" });
+    await b.client.runs.stop.mutate({ runId: long.runId });
+    const stopped = await until("cancelled", () => a.client.runs.get.query({ runId: long.runId }), (r) => (r as { status?: string }).status === "cancelled");
+    expect(stopped.error?.code).toBe("CANCELLED");
+    const steered = await a.client.runs.timeline.query({ runId: long.runId });
+    expect(steered.events.some((e) => e.type === "run.steer_queued")).toBe(true);
+
+    // a Comma client on B sees a run A starts, live
+    const comma = await CommaClient.connect(b.proc.url);
+    const next = await a.client.runs.prepare.mutate({ strategyPath: "strategies/wait.yaml", cwd });
+    comma.send({ type: "subscribe", runId: next.runId });
+    await sleep(300);
+    await a.client.runs.start.mutate({ runId: next.runId, input: "go" });
+    const asked = await comma.waitFor((f) => f.runId === next.runId && f.type === "request_input").catch((err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify(comma.frames)}`);
+    });
+    // and answers it there (user_input on B, the run on A)
+    comma.send({ type: "user_input", runId: next.runId, agentName: asked.agentName as string, text: "yes" });
+    await comma.waitFor((f) => f.runId === next.runId && f.type === "strategy_completed");
+    comma.close();
+  }, 90_000);
+
+  it("kill -9 of the owner: another server takes over within 15 s; a waiting run keeps waiting, a streaming one ends INTERRUPTED, a daemon goes on", async () => {
+    const a = await server();
+    const b = await server();
+
+    const waiting = await a.client.runs.prepare.mutate({ strategyPath: "strategies/wait.yaml", cwd });
+    await a.client.runs.start.mutate({ runId: waiting.runId, input: "go" });
+    await until("waiting", () => a.client.runs.get.query({ runId: waiting.runId }), (r) => (r as { pendingRequests?: unknown[] }).pendingRequests?.length === 1);
+    const streaming = await a.client.runs.prepare.mutate({ strategyPath: "strategies/long.yaml", cwd });
+    await a.client.runs.start.mutate({ runId: streaming.runId, input: "talk" });
+
+    const daemon = await a.client.daemons.spawn.mutate({ task: "Acknowledge each trigger.", model: "anthropic/claude-daemon", eventQueueCapacity: 100 });
+    // triggers through B go to A's daemon queue
+    for (let i = 0; i < 5; i++) await b.client.daemons.trigger.mutate({ id: daemon.id, payload: { n: i } });
+    await sleep(500);
+
+    const killedAt = Date.now();
+    await a.proc.kill("SIGKILL");
+
+    // the waiting run stays waiting, now on B, and B answers it
+    const still = await until(
+      "B took the waiting run",
+      () => b.client.runs.get.query({ runId: waiting.runId }),
+      (r) => (r as { status?: string }).status === "running" && (r as { pendingRequests?: unknown[] }).pendingRequests?.length === 1,
+      20_000,
+    );
+    const interrupted = await until("B interrupted the streaming run", () => b.client.runs.get.query({ runId: streaming.runId }), (r) => (r as { status?: string }).status === "error", 20_000);
+    const tookMs = Date.now() - killedAt;
+    expect(interrupted.error?.code).toBe("INTERRUPTED");
+    expect(tookMs).toBeLessThan(20_000);
+    await b.client.runs.respond.mutate({ runId: waiting.runId, requestId: still.pendingRequests[0]!.requestId, text: "approved" });
+    await until("completed on B", () => b.client.runs.get.query({ runId: waiting.runId }), (r) => (r as { status?: string }).status === "completed");
+
+    // the daemon runs on B now: a new trigger is taken and handled, after the ones before it
+    await until("daemon on B", () => b.client.daemons.snapshot.query({ id: daemon.id }), (s) => (s as { status?: string }).status === "running");
+    const { seq } = await b.client.daemons.trigger.mutate({ id: daemon.id, payload: { n: 5 } });
+    expect(seq).toBeGreaterThanOrEqual(5);
+    type Listed = { events?: Array<{ type: string; payload: { seq?: number } }> };
+    const seqsOf = (l: Listed) => (l.events ?? []).filter((e) => e.type === "daemon.turn_completed" && e.payload.seq !== undefined).map((e) => e.payload.seq!);
+    const handled = await until(
+      "every trigger handled",
+      () => b.client.events.list.query({ afterId: 0, limit: 5000, scope: { kind: "daemon", id: daemon.id } }),
+      (l) => [0, 1, 2, 3, 4, 5].every((n) => seqsOf(l as Listed).includes(n)),
+      30_000,
+    );
+    // in order (at-least-once: the one in flight at the kill may come twice, never out of order)
+    const seqs = seqsOf(handled as Listed);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+  }, 120_000);
+
+  it("a second server on the same data dir is refused while the first runs", async () => {
+    const a = await server();
+    await expect(server(a.home)).rejects.toThrow(/SERVER_IN_USE|data dir of its own/);
+  }, 60_000);
+});
