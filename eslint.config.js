@@ -1,13 +1,17 @@
-// Lint: TypeScript rules plus the import arrows of STYLE.md section 1:
-// shared/ depends on zod alone; server/ never imports web/; web/ imports shared/ and only the
-// AppRouter *type* from server/.
+// Lint: TypeScript rules plus the import arrows of STYLE.md section 1 (docs/ARCHITECTURE.md "Folders"):
+// shared/ depends on zod alone; server/ imports shared/, never web/; web/ imports shared/ and only
+// `import type` from server/ (the AppRouter, the client types); no import cycles anywhere.
+// Each rule has a fixture that proves it fires: server/testing/lint-rules.test.ts.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import { importX } from "eslint-plugin-import-x";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 
 const noWeb = { group: ["**/web/**", "../web/*", "../../web/*"], message: "server/ and shared/ never import web/ (STYLE.md 1)." };
 
 export default tseslint.config(
-  { ignores: ["node_modules", "dist", "drizzle", "test-results", "playwright-report", "e2e/artifacts", "**/*.mjs", "eslint.config.js"] },
+  // server/testing/lint-fixtures/: files that break the rules on purpose, linted only by lint-rules.test.ts
+  { ignores: ["node_modules", "dist", "drizzle", "test-results", "playwright-report", "e2e/artifacts", "**/*.mjs", "eslint.config.js", "server/testing/lint-fixtures/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,6 +19,28 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
       "@typescript-eslint/consistent-type-imports": "error",
       "no-constant-condition": ["error", { checkLoops: false }],
+    },
+  },
+  {
+    // import arrows on resolved paths (the TypeScript resolver follows tsconfig.json), so no
+    // spelling of a relative path gets around them; `import type` counts too
+    files: ["**/*.ts", "**/*.tsx"],
+    plugins: { "import-x": importX },
+    settings: {
+      "import-x/extensions": [".ts", ".tsx"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts", ".tsx"] },
+      "import-x/external-module-folders": ["node_modules", "node_modules/@types"],
+      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "tsconfig.json" })],
+    },
+    rules: {
+      // type-only imports are erased at build and never form a load-order cycle; dynamic import() does count
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+      "import-x/no-restricted-paths": ["error", {
+        zones: [
+          { target: "shared", from: ["server", "web", "e2e", "scripts"], message: "shared/ imports nothing outside shared/ (STYLE.md 1)." },
+          { target: "server", from: ["web", "e2e"], message: "server/ imports shared/, never web/ (STYLE.md 1)." },
+        ],
+      }],
     },
   },
   {

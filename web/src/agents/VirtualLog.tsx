@@ -4,7 +4,7 @@ import type { AgentOutputLine, AgentStreamEvent } from "../../../shared/agents";
 import { Button, fieldClass } from "../components/Button";
 import { errorMessage } from "../lib/errors";
 import { trpc } from "../trpc";
-import { EventView } from "./AgentLog";
+import { EventView } from "./EventView";
 import { BLOCK, blockOf, blocksToAsk, LogPages, runsOf } from "./log-pages";
 import { toolNamesOf, toolResultLabel } from "./tool-names";
 

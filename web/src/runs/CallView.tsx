@@ -2,7 +2,8 @@ import { memo, useState, type ReactNode } from "react";
 import { ChevronIcon, LockIcon, SteerIcon, ThinkingIcon, ToolIcon } from "../components/icons";
 import { Markdown } from "../components/Markdown";
 import { describeUsage, formatTokens } from "../lib/format";
-import type { AgentCall, CommandItem, RequestEntry, StreamItem, ToolItem } from "./run-model";
+import type { AgentCall, RequestEntry } from "./run-model";
+import type { CommandItem, StreamItem, ToolItem } from "./stream-items";
 import { statusLabel } from "./RunStatusBadge";
 
 /** Beyond this many characters, a text shows its tail (the whole of it is one click away). */

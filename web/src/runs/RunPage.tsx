@@ -7,7 +7,7 @@ import { QueryError } from "../components/QueryError";
 import { useNow } from "../hooks/useNow";
 import { isNotFound } from "../lib/errors";
 import { Link } from "../router/Link";
-import { trpc, type RouterOutputs } from "../trpc";
+import { trpc } from "../trpc";
 import { AgentStreams } from "./AgentStreams";
 import { FlowGraph } from "./FlowGraph";
 import { cycleLimitsOf } from "./flow-tree";
@@ -15,12 +15,9 @@ import { ContinueForm, SteerForm, StartForm, StopButton } from "./RunControls";
 import { RunSummaryBar } from "./RunSummaryBar";
 import { RequestsPanel } from "./RequestsPanel";
 import type { RunView } from "./run-model";
-import { openRequests } from "./run-selectors";
+import { openRequests, type LiveStatus, type RunInfo } from "./run-selectors";
 import { SegmentTimeline } from "./SegmentTimeline";
 import { useRunView, type RunViewState } from "./useRunView";
-
-export type RunInfo = RouterOutputs["runs"]["get"];
-export type LiveStatus = RunInfo["status"];
 
 /** `/runs/:id`: the run's header and controls, its flow graph live, every agent's stream, its segments. */
 export default function RunPage({ runId }: { runId: string }) {

@@ -1,8 +1,7 @@
 import type { ReactNode } from "react";
 import { describeUsage, elapsedMs, formatDuration, formatTime, formatTokens } from "../lib/format";
-import type { LiveStatus, RunInfo } from "./RunPage";
 import type { RunView } from "./run-model";
-import { totalUsage } from "./run-selectors";
+import { totalUsage, type LiveStatus, type RunInfo } from "./run-selectors";
 import { RunStatusBadge } from "./RunStatusBadge";
 
 /** Status, segment, start, duration, tokens and model of a run, as a row of small cards. */

@@ -3,7 +3,7 @@ import type { PendingRequest, PermissionDecision, Usage } from "../../../shared/
 import { nodeOfStepKey } from "../../../shared/step-keys";
 import { observersOf } from "./flow-tree";
 import { observerStep } from "./step-keys";
-import { appendStreamItem, findLastIndex } from "./stream-items";
+import { appendStreamItem, findLastIndex, type StreamItem } from "./stream-items";
 
 /**
  * A run's events folded into what the run page shows: segments, node statuses, passes, each
@@ -15,33 +15,6 @@ import { appendStreamItem, findLastIndex } from "./stream-items";
 export type NodeStatus = "pending" | "running" | "completed" | "error" | "waiting";
 export type SegmentStatus = "running" | "completed" | "error" | "cancelled";
 export type CallStatus = "running" | "waiting" | "completed" | "error" | "cancelled";
-
-export type ToolItem = {
-  kind: "tool";
-  toolCallId: string;
-  toolName: string;
-  args: string;
-  result?: { output: string; status: "completed" | "error"; error?: string };
-};
-export type StreamItem =
-  | { kind: "text"; text: string }
-  | { kind: "thinking"; id: string; text: string; done: boolean }
-  | ToolItem
-  | { kind: "request"; requestId: string }
-  | { kind: "steer"; text: string }
-  | CommandItem;
-
-/** A command run_command ran (without asking, or allowed by a human): every one is shown. */
-export type CommandItem = {
-  kind: "command";
-  command: string;
-  cwd: string;
-  decision: "policy" | "human";
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-};
 
 /** One call of one agent: a step (or an observer's turn), its input and what it streamed. */
 export type AgentCall = {

@@ -1,7 +1,11 @@
 import type { PendingRequest, Usage } from "../../../shared/runs";
+import type { RouterOutputs } from "../trpc";
 import type { AgentCall, CallStatus, RequestEntry, RunView } from "./run-model";
 
-/** What the run page reads off a RunView. */
+/** What the run page reads off a RunView (and the run it shows). */
+
+export type RunInfo = RouterOutputs["runs"]["get"];
+export type LiveStatus = RunInfo["status"];
 
 export function openRequests(view: RunView): PendingRequest[] {
   return view.requestOrder.map((id) => view.requests[id]).filter((r): r is RequestEntry => !!r && !r.answer && !r.closed).map((r) => r.request);

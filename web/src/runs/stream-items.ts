@@ -1,5 +1,31 @@
 import type { StreamEvent } from "../../../shared/runs";
-import type { StreamItem, ToolItem } from "./run-model";
+
+export type ToolItem = {
+  kind: "tool";
+  toolCallId: string;
+  toolName: string;
+  args: string;
+  result?: { output: string; status: "completed" | "error"; error?: string };
+};
+export type StreamItem =
+  | { kind: "text"; text: string }
+  | { kind: "thinking"; id: string; text: string; done: boolean }
+  | ToolItem
+  | { kind: "request"; requestId: string }
+  | { kind: "steer"; text: string }
+  | CommandItem;
+
+/** A command run_command ran (without asking, or allowed by a human): every one is shown. */
+export type CommandItem = {
+  kind: "command";
+  command: string;
+  cwd: string;
+  decision: "policy" | "human";
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+};
 
 /** Append one stream event to a call's items (text merges into the previous text item). */
 export function appendStreamItem(items: StreamItem[], event: StreamEvent): StreamItem[] {
