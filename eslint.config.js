@@ -81,7 +81,11 @@ export default tseslint.config(
     files: ["web/**/*.ts", "web/**/*.tsx"],
     rules: {
       "no-restricted-imports": ["error", {
-        patterns: [{ group: ["**/server/**", "!@trpc/server/**"], allowTypeImports: true, message: "web/ imports server/ types only (import type { AppRouter })." }],
+        patterns: [
+          // the API's types: the AppRouter and the typed client, `import type` only (erased at build)
+          { regex: "^(\\.\\./)+server/(trpc/router|client(/index)?)$", allowTypeImports: true, message: "web/ imports server/ types only: `import type { AppRouter }` (STYLE.md 1)." },
+          { regex: "^(\\.\\./)+server/(?!(trpc/router|client(/index)?)$)", message: "web/ imports shared/, and from server/ only `import type` of the AppRouter or the client (STYLE.md 1)." },
+        ],
       }],
     },
   },
