@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { eq, or, type SQL } from "drizzle-orm";
 import { AddAccountInput, type AccountInfo, type AccountProvider } from "../../shared/accounts";
 import type { EventPayload, EventType } from "../../shared/events";
-import { uuidv7 } from "../daemons/uuidv7";
+import { uuidv7 } from "../lib/uuidv7";
 import { first, type Store } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";

@@ -1,6 +1,6 @@
 import { and, count, eq, inArray } from "drizzle-orm";
 import type { AgentApproval } from "../../shared/agents";
-import { uuidv7 } from "../daemons/uuidv7";
+import { uuidv7 } from "../lib/uuidv7";
 import { first, type Store, type TxDb } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";

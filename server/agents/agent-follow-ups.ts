@@ -1,4 +1,4 @@
-import { uuidv7 } from "../daemons/uuidv7";
+import { uuidv7 } from "../lib/uuidv7";
 import { DomainError } from "../errors";
 import type { AgentContext } from "./agent-context";
 import { AgentNotLive } from "./agent-messages";

@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { QueuedMessage } from "../../shared/agents";
 import { first, type ReadDb, type Store, type TxDb } from "../db/store";
 import { DomainError } from "../errors";
-import { uuidv7 } from "../daemons/uuidv7";
+import { uuidv7 } from "../lib/uuidv7";
 import type { agentMessages } from "./agents.sql";
 import { LIVE_STATUSES } from "./agent-records";
 

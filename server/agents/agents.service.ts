@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { SpawnAgentInput, type AgentGrant, type AgentInfo } from "../../shared/agents";
 import type { EventPayload, EventType } from "../../shared/events";
 import type { AccountsService } from "../accounts/accounts.service";
-import { uuidv7 } from "../daemons/uuidv7";
+import { uuidv7 } from "../lib/uuidv7";
 import type { RowWrite, Store } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";

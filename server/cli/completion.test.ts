@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { capturedIo, commandPaths, yard } from "./cli-harness";
+import { capturedIo, commandPaths, yard } from "../testing/cli-harness";
 import { Cli } from "./commands/common";
 import { createProgram } from "./program";
 

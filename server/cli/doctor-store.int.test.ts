@@ -9,7 +9,7 @@ import type { Store } from "../db/store";
 import { REPO_ROOT } from "../paths";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
 import { STORE_KINDS, type StoreKind } from "../testing/stores";
-import { yard } from "./cli-harness";
+import { yard } from "../testing/cli-harness";
 import type { DoctorReport } from "./doctor";
 
 /**

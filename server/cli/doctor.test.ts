@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { yard } from "./cli-harness";
+import { yard } from "../testing/cli-harness";
 import type { DoctorReport } from "./doctor";
 import { nodeCheck, satisfies } from "./doctor";
 

@@ -6,7 +6,7 @@ import type { AgentApproval, AgentInfo } from "../../shared/agents";
 import { makeRepo, waitForAgent } from "../testing/agents-world";
 import { fakeAgentPrompt } from "../testing/fake-agent";
 import { removeHome, startTestServer, tempHome, type TestServer } from "../testing/server-harness";
-import { capturedIo, commandPaths, yard } from "./cli-harness";
+import { capturedIo, commandPaths, yard } from "../testing/cli-harness";
 import { Cli } from "./commands/common";
 import type { DoctorReport } from "./doctor";
 import { createProgram } from "./program";

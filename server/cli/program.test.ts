@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../paths";
-import { capturedIo, commandPaths, yard } from "./cli-harness";
+import { capturedIo, commandPaths, yard } from "../testing/cli-harness";
 import { Cli } from "./commands/common";
 import { createProgram } from "./program";
 

@@ -11,7 +11,7 @@ import { REPO_ROOT } from "../paths";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
 import { buildWorld, tableCounts } from "../testing/retention-world";
 import { STORE_KINDS, type StoreKind } from "../testing/stores";
-import { yard } from "./cli-harness";
+import { yard } from "../testing/cli-harness";
 
 /** `yard db prune` through the CLI, on the store the server's environment names: the SQLite data dir, or SWITCHYARD_DATABASE_URL. */
 const dirs: string[] = [];

@@ -1,8 +1,8 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSqliteStore, type SqliteStore } from "../db/pg/copy-fixture";
+import { buildSqliteStore, type SqliteStore } from "../testing/pg-copy-fixture";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
-import { yard } from "./cli-harness";
+import { yard } from "../testing/cli-harness";
 
 /** `yard db copy`: a SQLite data dir into an empty PostgreSQL database, through the CLI. */
 let store: SqliteStore;

@@ -1,7 +1,7 @@
 import { and, desc, eq, or } from "drizzle-orm";
 import { AskInput, HUMAN, type Conversation } from "../../shared/conversations";
 import type { AgentsService } from "../agents/agents.service";
-import { uuidv7 } from "../daemons/uuidv7";
+import { uuidv7 } from "../lib/uuidv7";
 import { first, type Store } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";

@@ -10,7 +10,7 @@ import { createLogger } from "../log";
 import { STORE_KINDS, testStores, type StoreKind } from "../testing/stores";
 import { DaemonsService } from "./daemons.service";
 import { createDaemonQueueStorage, type DaemonQueueStorage } from "./queue-store";
-import { recordingModel, waitFor } from "./test-support";
+import { recordingModel, waitFor } from "../testing/daemons-harness";
 
 /**
  * The daemons' store-facing behaviour on SQLite and on PostgreSQL: the durable trigger queue (group

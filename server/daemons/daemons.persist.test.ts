@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DomainError } from "../errors";
 import { jsonWithArrays, RootWriter } from "./persist";
-import { daemonHarness, waitFor, type DaemonHarness } from "./test-support";
+import { daemonHarness, waitFor, type DaemonHarness } from "../testing/daemons-harness";
 
 let h: DaemonHarness;
 const extra: string[] = [];

@@ -5,7 +5,7 @@ import type { Context } from "../trpc/context";
 import { createCallerFactory } from "../trpc/init";
 import { registerDaemonWebhook } from "./daemon-webhook";
 import { daemonsRouter } from "./daemons.router";
-import { daemonHarness, waitFor, type DaemonHarness } from "./test-support";
+import { daemonHarness, waitFor, type DaemonHarness } from "../testing/daemons-harness";
 
 let h: DaemonHarness;
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DomainError } from "../errors";
-import { daemonHarness, waitFor, type DaemonHarness } from "./test-support";
+import { daemonHarness, waitFor, type DaemonHarness } from "../testing/daemons-harness";
 
 let h: DaemonHarness;
 afterEach(async () => {

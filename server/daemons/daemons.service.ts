@@ -6,6 +6,7 @@ import { SpawnDaemonInput, type DaemonSummary, type QueuedDaemonEvent } from "..
 import type { Cluster } from "../cluster/cluster.service";
 import { first, type Store, type TxDb } from "../db/store";
 import { DomainError } from "../errors";
+import { uuidv7 } from "../lib/uuidv7";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import type { DaemonSnapshotView } from "../../shared/daemons";
@@ -14,7 +15,6 @@ import type { daemons } from "./daemons.sql";
 import { readDaemonRoot, SNAPSHOT_FILE, type DaemonMeta } from "./persist";
 import { createDaemonQueueStorage, type DaemonQueueStorage } from "./queue-store";
 import { allowedPath } from "./roots";
-import { newDaemonId } from "./uuidv7";
 
 export type DaemonsDeps = {
   store: Store;
@@ -98,7 +98,7 @@ export class DaemonsService {
 
   async spawn(raw: SpawnDaemonInput): Promise<DaemonSummary> {
     const input = SpawnDaemonInput.parse(raw);
-    const id = newDaemonId();
+    const id = `daemon_${uuidv7()}`;
     const root = this.allowedPath(input.persistPath ?? join(this.deps.home, "daemons", id), "persistPath");
     const watchPaths = (input.watchPaths ?? []).map((p, i) => this.allowedPath(isAbsolute(p) ? p : resolve(root, p), `watchPaths.${i}`));
     return this.onRoot(root, () => this.spawnOn(root, id, input, watchPaths));

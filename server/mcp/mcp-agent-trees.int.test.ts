@@ -4,7 +4,7 @@ import type { AgentInfo } from "../../shared/agents";
 import { agentSecrets, agentToken } from "../agents/agent-env";
 import { startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
 import { fakeAgentPrompt } from "../testing/fake-agent";
-import { call, callError, connectHttp } from "./testing";
+import { call, callError, connectHttp } from "../testing/mcp-client";
 import { getAgent, listAgents, spawnAgent } from "./tools/agents";
 import { daemonSnapshot, listDaemons, triggerDaemon } from "./tools/daemons";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
 import { fakeAgentPrompt, type FakeAgentScript } from "../testing/fake-agent";
-import { call, callError, connectHttp, connectStdio, textOf } from "./testing";
+import { call, callError, connectHttp, connectStdio, textOf } from "../testing/mcp-client";
 import { agentDiff, agentOutput, mergeAgent } from "./tools/agent-work";
 import { answerAgent, getAgent, listAgents, messageAgent, spawnAgent, stopAgent, waitForAgent as waitTool } from "./tools/agents";
 import { answerQuestion, ask, pendingQuestions } from "./tools/conversations";

@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../testing/server-harness";
-import { call, connectHttp, connectStdio } from "./testing";
+import { call, connectHttp, connectStdio } from "../testing/mcp-client";
 import { listStrategies } from "./tools/runs";
 
 /**

@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRunsWorld, type RunsWorld } from "../testing/runs-world";
-import { call, callError, connectHttp, connectStdio } from "./testing";
+import { call, callError, connectHttp, connectStdio } from "../testing/mcp-client";
 import { SWITCHYARD_TOOLS } from "./tools";
 import { daemonSnapshot, listDaemons, triggerDaemon } from "./tools/daemons";
 import { inbox } from "./tools/inbox";

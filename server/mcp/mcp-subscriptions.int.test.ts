@@ -8,7 +8,7 @@ import { createSwitchyardClient } from "../client";
 import { startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
 import { fakeAgentPrompt, type FakeAgentStep } from "../testing/fake-agent";
 import { removeHome, tempHome } from "../testing/server-harness";
-import { call, connectHttp, connectStdio } from "./testing";
+import { call, connectHttp, connectStdio } from "../testing/mcp-client";
 import { answerRunRequest, continueRun, getRun, startRun } from "./tools/runs";
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempWorkspace, testContext, toolRunner } from "./test-support";
+import { tempWorkspace, testContext, toolRunner } from "../testing/tool-context";
 
 let root: string;
 let cwd: string;

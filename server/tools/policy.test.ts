@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { GlobError } from "./globs";
 import { PermissionPolicy } from "./policy";
-import { tempWorkspace } from "./test-support";
+import { tempWorkspace } from "../testing/tool-context";
 
 const root = tempWorkspace("yard-policy-");
 const cwd = join(root, "work");

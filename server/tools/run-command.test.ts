@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PermissionPolicy } from "./policy";
 import { OUTPUT_LIMIT_BYTES } from "./run-command";
-import { tempWorkspace, testContext, toolRunner } from "./test-support";
+import { tempWorkspace, testContext, toolRunner } from "../testing/tool-context";
 import type { CommandNotice } from "./tool-context";
 
 let cwd: string;

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempWorkspace, testContext, toolRunner } from "./test-support";
+import { tempWorkspace, testContext, toolRunner } from "../testing/tool-context";
 
 let root: string;
 let cwd: string;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { stepCountIs, streamText } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMockModel } from "../models/mock";
-import { tempWorkspace, testContext, toolRunner } from "./test-support";
+import { tempWorkspace, testContext, toolRunner } from "../testing/tool-context";
 import { buildTools } from "./tools";
 
 let cwd: string;

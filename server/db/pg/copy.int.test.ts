@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from "../../testing/postgres";
 import * as sqliteSchema from "../schema";
 import { closePg, openPg, type PgDb } from "./client";
 import { copySqliteToPostgres } from "./copy";
-import { AWKWARD_JSON, buildSqliteStore, type SqliteStore } from "./copy-fixture";
+import { AWKWARD_JSON, buildSqliteStore, type SqliteStore } from "../../testing/pg-copy-fixture";
 import { CopySourceMismatch, CopyTargetNotEmpty } from "./errors";
 import * as pgSchema from "./schema";
 

@@ -13,7 +13,3 @@ export function uuidv7(now: number = Date.now()): string {
   const hex = bytes.toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
-
-export function newDaemonId(): string {
-  return `daemon_${uuidv7()}`;
-}

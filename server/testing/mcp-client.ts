@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { join } from "node:path";
 import type { z } from "zod";
 import { REPO_ROOT } from "../paths";
-import type { Tool } from "./tool-kit";
+import type { Tool } from "../mcp/tool-kit";
 
 /** Test support for the MCP server: the SDK's own client over HTTP and over the stdio entry. */
 

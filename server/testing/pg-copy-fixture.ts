@@ -1,21 +1,21 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Strategy } from "../../../shared/strategy";
-import { AccountsService } from "../../accounts/accounts.service";
-import { AgentApprovals } from "../../agents/agent-approvals";
-import { AgentLifecycle } from "../../agents/agent-lifecycle";
-import { AgentMessages } from "../../agents/agent-messages";
-import { AgentRecords } from "../../agents/agent-records";
-import { AgentLogStore } from "../../agents/log-store";
-import { createDaemonQueueStorage } from "../../daemons/queue-store";
-import { EventBus } from "../../events/bus";
-import { createLogger } from "../../log";
-import { REPO_ROOT } from "../../paths";
-import { RunLifecycle } from "../../runs/run-lifecycle";
-import { RunState, type PolicyPort } from "../../runs/run-state";
-import { openSqliteStore, type SqliteStore as EmbeddedStore } from "../sqlite-store";
-import type { Store } from "../store";
+import { Strategy } from "../../shared/strategy";
+import { AccountsService } from "../accounts/accounts.service";
+import { AgentApprovals } from "../agents/agent-approvals";
+import { AgentLifecycle } from "../agents/agent-lifecycle";
+import { AgentMessages } from "../agents/agent-messages";
+import { AgentRecords } from "../agents/agent-records";
+import { AgentLogStore } from "../agents/log-store";
+import { createDaemonQueueStorage } from "../daemons/queue-store";
+import { EventBus } from "../events/bus";
+import { createLogger } from "../log";
+import { REPO_ROOT } from "../paths";
+import { RunLifecycle } from "../runs/run-lifecycle";
+import { RunState, type PolicyPort } from "../runs/run-state";
+import { openSqliteStore, type SqliteStore as EmbeddedStore } from "../db/sqlite-store";
+import type { Store } from "../db/store";
 
 /**
  * Test support for copy.int.test.ts: a SQLite store written by the real server code (the bus, the

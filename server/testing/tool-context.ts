@@ -2,9 +2,9 @@ import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolSet } from "ai";
-import { PermissionPolicy } from "./policy";
-import type { MutationNotice, PermissionRequest, QuestionRequest, ToolCallNotice, ToolContext } from "./tool-context";
-import { buildTools } from "./tools";
+import { PermissionPolicy } from "../tools/policy";
+import type { MutationNotice, PermissionRequest, QuestionRequest, ToolCallNotice, ToolContext } from "../tools/tool-context";
+import { buildTools } from "../tools/tools";
 
 /** Test support for the tool tests: a temp workspace and a context that records what the engine would see. */
 

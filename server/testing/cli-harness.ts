@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import type { Io } from "./io";
-import { runYard } from "./program";
+import type { Io } from "../cli/io";
+import { runYard } from "../cli/program";
 
 /**
  * The whole `yard` CLI in-process with captured output, for tests: the same parser, commands and

@@ -9,7 +9,7 @@ import type { EventStore } from "../events/event-store";
 import { createLogger } from "../log";
 import { createMockModel } from "../models/mock";
 import { scriptInputFromCall } from "../models/prompt-input";
-import { DaemonsService } from "./daemons.service";
+import { DaemonsService } from "../daemons/daemons.service";
 
 /**
  * Test support for daemons: an in-memory SQLite store, a real bus, and the mock/echo model with a recorder
