@@ -34,6 +34,7 @@ import { RunsService } from "./runs/runs.service";
 import { buildTools, PermissionPolicy } from "./tools";
 import { attachCommaProtocol } from "./ws/comma-connection";
 import { WsGateway } from "./ws/gateway";
+import { RunFollowers } from "./ws/run-followers";
 import { LocalAgentHost } from "./agents/local-host";
 import { loopbackHost } from "./agents/loopback-host";
 
@@ -123,6 +124,8 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   const ws = new WsGateway(guard.check);
   const codes = new LoginCodes();
   const models = createModelRegistry(config);
+  // the sockets following each run: the Comma protocol fills it, the runs service sends to it
+  const followers = new RunFollowers();
   const runs = new RunsService({
     store,
     bus,
@@ -136,6 +139,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     cli: { agents, bus },
     prices: { ...DEFAULT_PRICES, ...config.modelPrices },
     cluster,
+    onEphemeral: (runId, frame) => followers.send(runId, frame),
   });
 
   const daemons = new DaemonsService({
@@ -226,7 +230,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   });
   await registerDashboard(app, config.webDir);
 
-  attachCommaProtocol(ws, { services, log, runs, models });
+  attachCommaProtocol(ws, { services, log, runs, followers, models });
 
   let stopping: Promise<void> | undefined;
   const server: SwitchyardServer = {

@@ -109,11 +109,6 @@ export class RunsService {
     return this.deps.cluster!.commands.send<T>(serverId, op, payload);
   }
 
-  /** Where frames of runs that are not persisted go (the protocol layer sets it). */
-  setEphemeralSink(sink: NonNullable<RunsDeps["onEphemeral"]>): void {
-    this.deps.onEphemeral = sink;
-  }
-
   activeCount(): number {
     let n = 0;
     for (const r of this.active.values()) if (r.status === "running") n++;

@@ -10,6 +10,7 @@ import { readRunEvents } from "../runs/timeline";
 import type { Services } from "../trpc/context";
 import { BroadcastOrder } from "./broadcast-order";
 import type { WsGateway } from "./gateway";
+import type { RunFollowers } from "./run-followers";
 import { availableModels, providerList, trashClear, trashList, type ModelsPort } from "./palette";
 
 /**
@@ -20,7 +21,8 @@ import { availableModels, providerList, trashClear, trashList, type ModelsPort }
  */
 export type { ModelsPort } from "./palette";
 
-export type CommaDeps = { services: Services; log: Logger; runs: RunsService; models?: ModelsPort };
+/** `followers`: the sockets that follow each run; app.ts builds it and hands it to RunsService too (its onEphemeral frames). */
+export type CommaDeps = { services: Services; log: Logger; runs: RunsService; followers: RunFollowers; models?: ModelsPort };
 
 export function sendFrame(socket: WebSocket, frame: Frame): void {
   if (socket.readyState !== socket.OPEN) return;
@@ -30,36 +32,8 @@ export function sendFrame(socket: WebSocket, frame: Frame): void {
 const reply = (socket: WebSocket, frame: Frame, requestId?: string) => sendFrame(socket, requestId ? { ...frame, requestId } : frame);
 const error = (socket: WebSocket, code: string, message: string, requestId?: string) => reply(socket, { type: "error", code, message }, requestId);
 
-/** Which sockets follow which run. */
-class Subscriptions {
-  private readonly byRun = new Map<string, Set<WebSocket>>();
-  add(runId: string, s: WebSocket) {
-    let set = this.byRun.get(runId);
-    if (!set) this.byRun.set(runId, (set = new Set()));
-    set.add(s);
-  }
-  remove(runId: string, s: WebSocket) {
-    this.byRun.get(runId)?.delete(s);
-  }
-  removeSocket(s: WebSocket) {
-    for (const set of this.byRun.values()) set.delete(s);
-  }
-  following(runId: string): boolean {
-    return (this.byRun.get(runId)?.size ?? 0) > 0;
-  }
-  has(runId: string, s: WebSocket) {
-    return this.byRun.get(runId)?.has(s) ?? false;
-  }
-  send(runId: string, frame: Frame) {
-    const set = this.byRun.get(runId);
-    if (!set || set.size === 0) return;
-    const data = JSON.stringify({ ...frame, ts: new Date().toISOString() });
-    for (const s of set) if (s.readyState === s.OPEN) s.send(data);
-  }
-}
-
 export function attachCommaProtocol(ws: WsGateway, deps: CommaDeps): void {
-  const subs = new Subscriptions();
+  const subs = deps.followers;
   const order = new BroadcastOrder(
     (runId) => deps.runs.inMemory(runId)?.config.strategy.flow as Flow | undefined,
     (runId, frame) => subs.send(runId, frame),
@@ -67,7 +41,6 @@ export function attachCommaProtocol(ws: WsGateway, deps: CommaDeps): void {
     (runId) => subs.following(runId),
   );
   deps.services.bus.on("*", (event: BusEvent) => order.push(event));
-  const ephemeral = (runId: string, frame: Frame) => subs.send(runId, frame);
 
   ws.onConnection((socket) => {
     socket.on("close", () => subs.removeSocket(socket));
@@ -85,17 +58,16 @@ export function attachCommaProtocol(ws: WsGateway, deps: CommaDeps): void {
         const details = parsed.error.issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; ");
         return error(socket, "VALIDATION_ERROR", `Invalid message: ${details}`, requestId);
       }
-      handle(parsed.data, socket, { ...deps, subs, ephemeral }).catch((err: unknown) => {
+      handle(parsed.data, socket, { ...deps, subs }).catch((err: unknown) => {
         if (isDomainError(err)) return error(socket, err.code, deps.services.redact(err.message), requestId);
         deps.log.error({ err: deps.services.redact(String((err as Error)?.stack ?? err)) }, "ws handler failed");
         error(socket, "INTERNAL_ERROR", deps.services.redact(`Internal error: ${(err as Error)?.message ?? String(err)}`), requestId);
       });
     });
   });
-  deps.runs.setEphemeralSink((runId, frame) => ephemeral(runId, frame as Frame));
 }
 
-type Ctx = CommaDeps & { subs: Subscriptions; ephemeral: (runId: string, frame: Frame) => void };
+type Ctx = CommaDeps & { subs: RunFollowers };
 
 async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<void> {
   const { runs } = ctx;
