@@ -39,6 +39,9 @@ export default tseslint.config(
         zones: [
           { target: "shared", from: ["server", "web", "e2e", "scripts"], message: "shared/ imports nothing outside shared/ (STYLE.md 1)." },
           { target: "server", from: ["web", "e2e"], message: "server/ imports shared/, never web/ (STYLE.md 1)." },
+          { target: "server/lib", from: "server", except: ["./lib"], message: "server/lib/ holds helpers any domain uses: it imports no domain." },
+          // production code (not a test, not the bench or the package tests) never loads test support
+          { target: ["server/!(*.test).ts", "server/!(testing|bench|package)/**/!(*.test).ts"], from: "server/testing", message: "server/testing/ is test support: only tests, the bench and the package tests import it." },
         ],
       }],
     },

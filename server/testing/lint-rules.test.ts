@@ -46,6 +46,17 @@ describe("layer arrows", () => {
     expect(await layerRulesFor("server/runs/lint-fixture.ts", `import type { Run } from "../../shared/runs";\nexport type R = Run;\n`)).toEqual([]);
   });
 
+  it("server/lib/ imports no domain; production code never imports server/testing/", async () => {
+    expect(await layerRulesFor("server/lib/lint-fixture.ts", `import type { RunsService } from "../runs/runs.service";\nexport type R = RunsService;\n`))
+      .toEqual(["import-x/no-restricted-paths"]);
+    expect(await layerRulesFor("server/runs/lint-fixture.ts", `import { uuidv7 } from "../lib/uuidv7";\nexport const id = uuidv7;\n`)).toEqual([]);
+    const harness = `import { tempHome } from "../testing/server-harness";\nexport const h = tempHome;\n`;
+    expect(await layerRulesFor("server/runs/lint-fixture.ts", harness)).toEqual(["import-x/no-restricted-paths"]);
+    expect(await layerRulesFor("server/app-fixture.ts", harness.replace("../testing", "./testing"))).toEqual(["import-x/no-restricted-paths"]);
+    expect(await layerRulesFor("server/runs/lint-fixture.test.ts", harness)).toEqual([]);
+    expect(await layerRulesFor("server/runs/lint-fixture.int.test.ts", harness)).toEqual([]);
+  });
+
   it("web/ imports from server/ only `import type` of the AppRouter or the client", async () => {
     const at = "web/src/runs/lint-fixture.ts";
     expect(await layerRulesFor(at, `import type { AppRouter } from "../../../server/trpc/router";\nexport type R = AppRouter;\n`)).toEqual([]);
