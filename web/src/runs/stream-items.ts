@@ -1,31 +1,8 @@
 import type { StreamEvent } from "../../../shared/runs";
+import type { OutputItem, ToolItem } from "../components/output-item";
 
-export type ToolItem = {
-  kind: "tool";
-  toolCallId: string;
-  toolName: string;
-  args: string;
-  result?: { output: string; status: "completed" | "error"; error?: string };
-};
-export type StreamItem =
-  | { kind: "text"; text: string }
-  | { kind: "thinking"; id: string; text: string; done: boolean }
-  | ToolItem
-  | { kind: "request"; requestId: string }
-  | { kind: "steer"; text: string }
-  | CommandItem;
-
-/** A command run_command ran (without asking, or allowed by a human): every one is shown. */
-export type CommandItem = {
-  kind: "command";
-  command: string;
-  cwd: string;
-  decision: "policy" | "human";
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-};
+/** The items of a strategy call: what its StreamEvents fold into (no separate results, no process notes). */
+export type StreamItem = Exclude<OutputItem, { kind: "tool-result" | "note" }>;
 
 /** Append one stream event to a call's items (text merges into the previous text item). */
 export function appendStreamItem(items: StreamItem[], event: StreamEvent): StreamItem[] {
