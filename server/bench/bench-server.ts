@@ -110,7 +110,7 @@ export async function startBenchServer(options: { home: string; env?: Record<str
 /**
  * A helper process of the bench (a bare limit, a subscriber, a server measured from inside):
  * `node --import tsx <file> args`, or its bundle (`bundle`: what is measured runs as production
- * runs it), talking JSON lines on stdio.
+ * runs it), talking JSON lines on stdio; `env` is added to this process's environment.
  */
 export type Helper = {
   proc: ChildProcess;
@@ -121,9 +121,9 @@ export type Helper = {
   stop(): Promise<void>;
 };
 
-export async function startHelper(file: string, args: string[] = [], options: { bundle?: boolean } = {}): Promise<Helper> {
+export async function startHelper(file: string, args: string[] = [], options: { bundle?: boolean; env?: Record<string, string> } = {}): Promise<Helper> {
   const run = options.bundle ? await bundled(file) : ["--import", "tsx", file];
-  const proc = spawn(process.execPath, [...run, ...args], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, NODE_ENV: "production" } });
+  const proc = spawn(process.execPath, [...run, ...args], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, ...options.env, NODE_ENV: "production" } });
   const lines = createInterface({ input: proc.stdout! })[Symbol.asyncIterator]();
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
   return {

@@ -15,9 +15,9 @@ import { fmt, median, type BenchRow, type Count } from "./table";
  * 10,000 events/s on both views, and the server process's peak RSS.
  */
 
-type Mode = "batch" | "event";
+export type Mode = "batch" | "event";
 type SubscriberResult = { count: number; distinct: number; firstAt: number; lastAt: number; p50: number; p99: number; samples: number };
-type Side = { helper: Helper; url: string; streamUrl: (mode: Mode, afterId: number) => string };
+export type Side = { helper: Helper; url: string; streamUrl: (mode: Mode, afterId: number) => string };
 
 const HERE = import.meta.dirname;
 
@@ -38,7 +38,7 @@ async function collect(sub: { result: Promise<SubscriberResult>; stop: () => Pro
   }
 }
 
-async function throughput(side: Side, mode: Mode, n: number): Promise<{ rate: number; count: Count }> {
+export async function throughput(side: Side, mode: Mode, n: number): Promise<{ rate: number; count: Count }> {
   const { lastId } = await lastIdOf(side.helper);
   const sub = await subscribe(side.streamUrl(mode, lastId), n);
   side.helper.send({ op: "burst", n });
@@ -47,11 +47,11 @@ async function throughput(side: Side, mode: Mode, n: number): Promise<{ rate: nu
   return { rate: r.distinct / ((r.lastAt - started) / 1000), count: { sent: n, arrived: r.distinct, unit: "events" } };
 }
 
-async function latency(side: Side, mode: Mode, seconds: number): Promise<{ p50: number; p99: number; rate: number; count: Count }> {
-  const total = seconds * 10_000;
+export async function latency(side: Side, mode: Mode, seconds: number, rate = 10_000): Promise<{ p50: number; p99: number; rate: number; count: Count }> {
+  const total = seconds * rate;
   const { lastId } = await lastIdOf(side.helper);
   const sub = await subscribe(side.streamUrl(mode, lastId), total);
-  side.helper.send({ op: "paced", total, rate: 10_000 });
+  side.helper.send({ op: "paced", total, rate });
   const { seconds: took } = await side.helper.next<{ seconds: number }>();
   const r = await collect(sub, 30_000);
   return { p50: r.p50, p99: r.p99, rate: total / took, count: { sent: total, arrived: r.distinct, unit: "events" } };
@@ -62,7 +62,7 @@ async function lastIdOf(helper: Helper): Promise<{ lastId: number }> {
   return helper.next<{ lastId: number }>();
 }
 
-const trpcStream = (base: string) => (mode: Mode, afterId: number) =>
+export const trpcStream = (base: string) => (mode: Mode, afterId: number) =>
   `${base}/trpc/${mode === "batch" ? "events.onEventBatch" : "events.onEvent"}?input=${encodeURIComponent(JSON.stringify({ lastEventId: String(afterId) }))}`;
 
 export async function benchEventPipeline(options: { events?: number; latencySeconds?: number; rounds?: number } = {}): Promise<BenchRow[]> {
