@@ -57,6 +57,64 @@ export function treeTicks(root = process.pid): number {
   return sum;
 }
 
+/**
+ * Processes outside this bench's tree that work for it (the PostgreSQL backends serving its
+ * databases): their ticks count as the bench's, not as others' load. Each pid's last reading is
+ * kept, so a backend that exits during a row still counts with what it was last seen using.
+ */
+const adoptedTicks = new Map<number, number>();
+const finders = new Set<() => number[]>();
+
+/** Count the processes `find` names (asked at every reading) as the bench's own; returns the undo. */
+export function adopt(find: () => number[]): () => void {
+  finders.add(find);
+  return () => {
+    finders.delete(find);
+    if (finders.size === 0) adoptedTicks.clear();
+  };
+}
+
+function ticksOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  } catch {
+    return undefined;
+  }
+}
+
+function adoptedSum(): number {
+  for (const find of finders) {
+    for (const pid of find()) {
+      const t = ticksOf(pid);
+      if (t !== undefined) adoptedTicks.set(pid, t);
+    }
+  }
+  let sum = 0;
+  for (const t of adoptedTicks.values()) sum += t;
+  return sum;
+}
+
+/** Processes whose command line (a PostgreSQL backend's title names its database) contains one of `names`. */
+export function processesNamed(names: readonly string[]): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (names.some((n) => cmdline.includes(n))) out.push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** The bench's ticks: its process tree and the processes it adopted. */
+const benchTicks = () => treeTicks() + adoptedSum();
+
 const available = (() => {
   try {
     machineTicks();
@@ -69,12 +127,12 @@ const available = (() => {
 type Span = { machine: number; tree: number; at: number };
 
 function openSpan(): Span | undefined {
-  return available ? { machine: machineTicks(), tree: treeTicks(), at: performance.now() } : undefined;
+  return available ? { machine: machineTicks(), tree: benchTicks(), at: performance.now() } : undefined;
 }
 
 /** Ticks others used during the span, and its length. */
 function closeSpan(o: Span): { ticks: number; ms: number } {
-  const others = machineTicks() - o.machine - (treeTicks() - o.tree);
+  const others = machineTicks() - o.machine - (benchTicks() - o.tree);
   return { ticks: Math.max(0, others), ms: performance.now() - o.at };
 }
 
@@ -133,7 +191,7 @@ export function resetMeter(): LoadMeter {
 export const measured = <T>(fn: () => Promise<T>): Promise<T> => meter.section(fn);
 
 /**
- * Wait until the processes under `pid` are idle: under 2 ticks (20 ms of CPU) in each of two
+ * Wait until the processes under `pid` (and the adopted ones) are idle: under 2 ticks (20 ms of CPU) in each of two
  * 250 ms windows in a row (a server still draining a backlog, writing files or checkpointing
  * must not share the CPU with the next measurement). Gives up after `timeoutMs`; says whether
  * it got there.
@@ -141,7 +199,7 @@ export const measured = <T>(fn: () => Promise<T>): Promise<T> => meter.section(f
 export async function waitIdle(pids: number | number[], timeoutMs = 30_000): Promise<boolean> {
   if (!available) return true;
   const list = Array.isArray(pids) ? pids : [pids];
-  const ticks = () => list.reduce((s, p) => s + treeTicks(p), 0);
+  const ticks = () => list.reduce((s, p) => s + treeTicks(p), 0) + adoptedSum();
   const started = performance.now();
   let quiet = 0;
   let last = ticks();
