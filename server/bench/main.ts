@@ -6,6 +6,7 @@ import { benchCliStep } from "./cli-step";
 import { benchDaemonTriggers } from "./daemon-triggers";
 import { benchDashboardLoad } from "./dashboard-load";
 import { benchEventPipeline } from "./event-pipeline";
+import { benchEventPipelinePg } from "./event-pipeline-pg";
 import { benchFirstText } from "./first-text";
 import { resetMeter } from "./load";
 import { benchStrategyStream } from "./strategy-stream";
@@ -27,6 +28,7 @@ const json = arg("json");
 
 const benches: Record<string, () => Promise<BenchRow[]>> = {
   events: () => benchEventPipeline(quick ? { events: 20_000, latencySeconds: 1, rounds: 1 } : {}),
+  "events-pg": () => benchEventPipelinePg(quick ? { events: 5_000, latencySeconds: 1, rounds: 1, quick } : {}),
   strategy: () => benchStrategyStream(quick ? { deltas: 2_000, parallel: 3, rounds: 1 } : {}),
   "first-text": () => benchFirstText(quick ? { servers: 1, warm: 2, probes: 8, streaming: 2, deltas: 2_000 } : {}),
   daemons: () => benchDaemonTriggers(quick ? { seconds: 1, rounds: 1 } : {}),
