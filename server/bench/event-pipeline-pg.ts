@@ -30,7 +30,7 @@ const HERE = import.meta.dirname;
 const RATE = 5_000;
 
 export async function benchEventPipelinePg(options: { events?: number; latencySeconds?: number; rounds?: number; quick?: boolean } = {}): Promise<BenchRow[]> {
-  const n = options.events ?? 100_000;
+  const n = options.events ?? 50_000;
   const rounds = options.rounds ?? 5;
   const seconds = options.latencySeconds ?? 5;
   const modes: Mode[] = options.quick ? ["batch"] : ["batch", "event"];
