@@ -10,6 +10,7 @@ import { benchEventPipelinePg } from "./event-pipeline-pg";
 import { benchFirstText } from "./first-text";
 import { resetMeter } from "./load";
 import { benchStrategyStream } from "./strategy-stream";
+import { benchTakeover } from "./takeover";
 import { printTable, summary, verdict, type BenchRow } from "./table";
 import { benchYardCommand } from "./yard-command";
 
@@ -38,6 +39,7 @@ const benches: Record<string, () => Promise<BenchRow[]>> = {
   "yard-command": () => benchYardCommand(quick ? { times: 3, build: false } : {}),
   "agent-log-page": () => benchAgentLogPage(quick ? { lines: 20_000, loads: 1, scrollSeconds: 1, quick } : {}),
   dashboard: () => benchDashboardLoad(quick ? { runs: 300, agents: 60, loads: 1, quick } : {}),
+  takeover: () => benchTakeover(quick ? { rounds: 1 } : {}),
 };
 
 if (only) {
