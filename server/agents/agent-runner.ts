@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { EventPayload, EventType } from "../../shared/events";
 import type { AcquiredAccount } from "../accounts/accounts.service";
 import type { TxDb } from "../db/store";
@@ -304,7 +305,9 @@ export class AgentRunner {
 
   /** The session ref of a live row (re-attach after a restart). */
   private refOf(row: AgentRow): SessionRef {
-    return { agentId: row.id, session: row.sessionNumber, pid: row.pid!, startTime: row.pidStart, dir: agentDir(this.ctx.config, row.id) };
+    // the folder its process writes to: where it was launched (another server's data dir after a takeover)
+    const dir = row.outputPath ? dirname(row.outputPath) : agentDir(this.ctx.config, row.id);
+    return { agentId: row.id, session: row.sessionNumber, pid: row.pid!, startTime: row.pidStart, dir };
   }
 
   /**

@@ -2,7 +2,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSwitchyardClient, type SwitchyardClient } from "../client";
+import { makeRepo, waitForAgent } from "../testing/agents-world";
 import { CommaClient } from "../testing/comma-client";
+import { fakeAgentPrompt } from "../testing/fake-agent";
 import { startFakeModelServer, type FakeModelServer } from "../testing/fake-model";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
 import { removeHome, spawnServer, tempHome, type ServerProcess } from "../testing/server-harness";
@@ -47,7 +49,15 @@ async function server(home?: string): Promise<{ proc: ServerProcess; client: Swi
   if (!home) homes.push(at);
   const proc = await spawnServer({
     home: at,
-    env: { SWITCHYARD_DATABASE_URL: pg.url, SWITCHYARD_SECRET_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "k", SWITCHYARD_LOG_LEVEL: "warn" },
+    env: {
+      SWITCHYARD_DATABASE_URL: pg.url,
+      SWITCHYARD_SECRET_KEY: KEY,
+      ANTHROPIC_BASE_URL: fake.url,
+      ANTHROPIC_API_KEY: "k",
+      SWITCHYARD_LOG_LEVEL: "warn",
+      SWITCHYARD_AGENT_CLEANUP: "off",
+      SWITCHYARD_AGENT_RESULT_GRACE_MS: "1500",
+    },
   });
   procs.push(proc);
   return { proc, client: createSwitchyardClient({ url: proc.url }), home: at };
@@ -159,6 +169,34 @@ describe("several servers on one PostgreSQL", () => {
     // in order (at-least-once: the one in flight at the kill may come twice, never out of order)
     const seqs = seqsOf(handled as Listed);
     expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+  }, 120_000);
+
+  it("an agent spawned through A streams live on B; after kill -9 of A, B watches it to the end: every line once", async () => {
+    const a = await server();
+    const b = await server();
+    const repo = makeRepo();
+    homes.push(repo);
+    const agent = await a.client.agents.spawn.mutate({
+      provider: "fake",
+      repo,
+      prompt: fakeAgentPrompt("count", [{ text: "hello from A" }, { lines: { count: 300, perSecond: 25 } }, { done: "counted" }]),
+    });
+    // B sees its output while it runs on A
+    const live = await until(
+      "output on B while it runs",
+      async () => ({ out: await b.client.agents.output.query({ agentId: agent.id, limit: 1000 }), info: await b.client.agents.get.query({ agentId: agent.id }) }),
+      (v) => (v as { out?: { lines: unknown[] } }).out !== undefined && v.out.lines.length > 20 && v.info.status === "running",
+    );
+    expect(live.info.status).toBe("running");
+
+    await a.proc.kill("SIGKILL");
+    // the process lives on (detached); B takes over watching it once A's lease expires
+    const done = await waitForAgent(b.client, agent.id, ["idle", "crashed", "stopped"], 60_000);
+    expect(done.status, done.statusReason ?? "").toBe("idle");
+    const out = await b.client.agents.output.query({ agentId: agent.id, fromLine: 0, limit: 5000, format: "raw" });
+    const numbered = out.lines.map((l) => /line (\d+)/.exec(l.raw ?? "")?.[1]).filter((n): n is string => n !== undefined);
+    expect(new Set(numbered).size).toBe(numbered.length);
+    expect(numbered.length).toBeGreaterThanOrEqual(300);
   }, 120_000);
 
   it("a second server on the same data dir is refused while the first runs", async () => {
