@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
+import { databaseUnavailable } from "../db/pg/errors";
 import { isDomainError } from "../errors";
 import type { Context } from "./context";
 import { checkAgentScope } from "./agent-scope";
@@ -39,6 +40,9 @@ const translateErrors = t.middleware(async ({ next }) => {
     if (isDomainError(cause) && result.error.code === "INTERNAL_SERVER_ERROR") {
       throw new TRPCError({ code: cause.kind, message: cause.message, cause });
     }
+    // the database is down or restarting: a clear 503, not an internal error
+    const down = result.error.code === "INTERNAL_SERVER_ERROR" ? databaseUnavailable(cause) : undefined;
+    if (down) throw new TRPCError({ code: down.kind, message: down.message, cause: down });
   }
   return result;
 });

@@ -4,7 +4,7 @@ import { DomainError } from "../../errors";
  * Stable codes of the PostgreSQL store. (They join the catalogue in shared/errors.ts when the
  * domains are switched over and these errors reach the API.)
  */
-export type PgStoreErrorCode = "DB_URL_INVALID" | "DB_UNREACHABLE" | "DB_SCHEMA_NEWER" | "DB_COPY_TARGET_NOT_EMPTY" | "DB_COPY_SOURCE_MISMATCH";
+export type PgStoreErrorCode = "DB_URL_INVALID" | "DB_UNREACHABLE" | "DB_SCHEMA_NEWER" | "DB_COPY_TARGET_NOT_EMPTY" | "DB_COPY_SOURCE_MISMATCH" | "DB_UNAVAILABLE";
 
 /** The variable that holds the database URL: every message about the connection names it. */
 export const DATABASE_URL_VAR = "SWITCHYARD_DATABASE_URL";
@@ -47,4 +47,37 @@ export class CopySourceMismatch extends DomainError<"DB_COPY_SOURCE_MISMATCH"> {
     super("DB_COPY_SOURCE_MISMATCH", message, { kind: "PRECONDITION_FAILED", details });
     this.name = "CopySourceMismatch";
   }
+}
+
+/** What postgres.js and Node say when the connection to the database is gone or refused. */
+const CONNECTION_LOST = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  // admin_shutdown, crash_shutdown, cannot_connect_now (the server restarts)
+  "57P01",
+  "57P02",
+  "57P03",
+]);
+
+/**
+ * A request met a database that is down or restarting (anywhere in the error's cause chain):
+ * DB_UNAVAILABLE (HTTP 503) saying nothing was done and to try again; the pool reconnects by
+ * itself once the database is back, no restart of the server needed.
+ */
+export function databaseUnavailable(err: unknown): DomainError<"DB_UNAVAILABLE"> | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === "string" && CONNECTION_LOST.has(e.code)) {
+      return new DomainError("DB_UNAVAILABLE", `The database is unavailable (${e.code}): the request was not carried out. Try again in a moment; the server reconnects by itself when the database (${DATABASE_URL_VAR}) is back.`, {
+        kind: "SERVICE_UNAVAILABLE",
+        cause: err,
+      });
+    }
+  }
+  return undefined;
 }
