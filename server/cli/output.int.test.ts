@@ -229,6 +229,14 @@ describe("the other commands", () => {
     expect(await json(["login"])).toEqual({ link: expect.stringMatching(/^http:\/\//) });
   });
 
+  it("servers: this one, as a table and as JSON", async () => {
+    const listed = await json<Array<{ url: string; self: boolean }>>(["servers"]);
+    expect(listed).toEqual([expect.objectContaining({ url: t.url, self: true })]);
+    const out = await table(["servers"]);
+    expect(out.split("\n")[0]).toMatch(/^URL\s+HOST\s+UP\s+BEAT\s+VERSION$/);
+    expect(out).toContain(`${t.url} (this one)`);
+  });
+
   it("ask, answer, listen: their output is what agents parse (the answer's text; one JSON line)", async () => {
     await t.client.agents.spawn.mutate({ provider: "fake", repo, alias: "tester", prompt: fakeAgentPrompt("hang", [{ hang: true }]) });
     const asking = run(["ask", "Ship", "it?", "--from", "tester", "--agent-id", "human", "--poll-interval", "50"]);

@@ -12,6 +12,7 @@ import { registerHealth } from "./health";
 import { registerLogin } from "./login";
 import { registerMcp } from "./mcp";
 import { registerRun } from "./run";
+import { registerServers } from "./servers";
 import { registerStart } from "./start";
 import type { Cli } from "./common";
 
@@ -20,7 +21,7 @@ import type { Cli } from "./common";
  * function adding itself (and its subcommands) to the tree with its options, help and example.
  */
 export function registerCommands(program: Command, cli: Cli): void {
-  for (const register of [registerStart, registerHealth, registerDoctor, registerRun, registerAgent, registerAccount, registerConversations, registerDaemon, registerEvents, registerEmit, registerLogin, registerMcp, registerDb, registerCompletion]) {
+  for (const register of [registerStart, registerHealth, registerServers, registerDoctor, registerRun, registerAgent, registerAccount, registerConversations, registerDaemon, registerEvents, registerEmit, registerLogin, registerMcp, registerDb, registerCompletion]) {
     register(program, cli);
   }
 }
