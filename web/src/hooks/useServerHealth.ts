@@ -9,3 +9,8 @@ export function useServerHealth() {
 export function useSystemInfo() {
   return trpc.system.info.useQuery(undefined, { staleTime: Infinity, retry: true });
 }
+
+/** The servers sharing this server's database (several on PostgreSQL), polled with the health. */
+export function useServers() {
+  return trpc.servers.list.useQuery(undefined, { refetchInterval: 5000, retry: false });
+}
