@@ -49,7 +49,23 @@ export class AgentApprovals {
   constructor(
     private readonly store: Store,
     private readonly bus: EventBus,
-  ) {}
+  ) {
+    // a decision made on another server of the database reaches the waiting request here
+    bus.on("agent.approval_decided", (e) => this.decidedElsewhere(e.payload.approvalId, e.payload.status, e.payload.message ?? undefined));
+  }
+
+  /** The inputs of the requests waiting here, to allow them as they were asked when decided elsewhere. */
+  private readonly inputs = new Map<string, unknown>();
+
+  private decidedElsewhere(approvalId: string, status: string, message: string | undefined): void {
+    const waiter = this.waiters.get(approvalId);
+    if (!waiter) return;
+    this.waiters.delete(approvalId);
+    const input = this.inputs.get(approvalId);
+    this.inputs.delete(approvalId);
+    if (status === "allowed") waiter({ behavior: "allow", updatedInput: input });
+    else waiter({ behavior: "deny", message: message ?? (status === "expired" ? "the request expired" : "denied by a user") });
+  }
 
   private get t() {
     return this.store.t.agentApprovals;
@@ -59,10 +75,12 @@ export class AgentApprovals {
     const id = `appr_${uuidv7()}`;
     const row = { id, agentId, toolName, input: JSON.stringify(input ?? null), status: "pending" as const, createdAt: Date.now() };
     const decided = new Promise<ApprovalDecision>((resolve) => this.waiters.set(id, resolve));
+    this.inputs.set(id, input ?? null);
     try {
       await this.bus.publish("agent.approval_requested", { approvalId: id, toolName, input }, { agentId }, { write: async (tx) => void (await tx.insert(this.t).values(row)) });
     } catch (err) {
       this.waiters.delete(id);
+      this.inputs.delete(id);
       throw err;
     }
     return decided;
@@ -95,9 +113,16 @@ export class AgentApprovals {
     const status = decision.allow ? "allowed" : "denied";
     const message = decision.allow ? null : (decision.message ?? "denied by a user");
     let written: Row | undefined;
-    await this.bus.publish("agent.approval_decided", { approvalId, status, message }, { agentId: row.agentId }, { write: async (tx) => void (written = await this.settle(tx, approvalId, { status, message })) });
+    // decided here: the waiter is taken before the event is delivered (with the updated input)
     const waiter = this.waiters.get(approvalId);
     this.waiters.delete(approvalId);
+    this.inputs.delete(approvalId);
+    try {
+      await this.bus.publish("agent.approval_decided", { approvalId, status, message }, { agentId: row.agentId }, { write: async (tx) => void (written = await this.settle(tx, approvalId, { status, message })) });
+    } catch (err) {
+      if (waiter) this.waiters.set(approvalId, waiter);
+      throw err;
+    }
     const input = decision.updatedInput ?? JSON.parse(row.input);
     waiter?.(decision.allow ? { behavior: "allow", updatedInput: input } : { behavior: "deny", message: message! });
     return toApproval(written!);

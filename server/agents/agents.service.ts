@@ -102,6 +102,7 @@ export class AgentsService {
     this.trees = new AgentTrees(this.records, this.views, opts.config);
     this.followUps = new AgentFollowUps(this.ctx, this.out, this.runner, this.workspaces);
     opts.accounts?.onAvailable((provider) => this.runner.wakeWaiting(provider));
+    opts.cluster?.commands.handle("agent.stop", (p) => this.stop((p as { id: string }).id, { cascade: (p as { cascade?: boolean }).cascade ?? false }));
   }
 
   get logs() {
@@ -221,6 +222,10 @@ export class AgentsService {
   /** Stop the agent (`cascade`: first the agents it spawned, and theirs, that are still at work). */
   async stop(idOrAlias: string, opts: { cascade?: boolean } = {}): Promise<AgentInfo> {
     const row = await this.records.get(idOrAlias);
+    // its process is watched by another server of the database: that server stops it
+    const cluster = this.opts.cluster;
+    const owner = cluster && !this.runner.isLive(row.id) ? await cluster.leases.remoteOwner("agent", row.id) : undefined;
+    if (owner) return cluster!.commands.send<AgentInfo>(owner, "agent.stop", { id: row.id, cascade: opts.cascade ?? false });
     if (opts.cascade) {
       for (const child of await this.records.childrenOf(row.id)) {
         if (child.status !== "stopped" && child.status !== "crashed" && child.status !== "idle") await this.stop(child.id, { cascade: true });

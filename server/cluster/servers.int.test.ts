@@ -199,6 +199,47 @@ describe("several servers on one PostgreSQL", () => {
     expect(numbered.length).toBeGreaterThanOrEqual(300);
   }, 120_000);
 
+  it("an agent on A: its tool approval decided through B lets it go on; a stop through B stops its process on A", async () => {
+    const a = await server();
+    const b = await server();
+    const repo = makeRepo();
+    homes.push(repo);
+    const agent = await a.client.agents.spawn.mutate({
+      provider: "fake",
+      repo,
+      permissionMode: "ask",
+      prompt: fakeAgentPrompt("approve then count", [
+        { permission: { tool: "Bash", input: { command: "echo ok > approved.txt" } } },
+        { text: "approved, going on" },
+        { lines: { count: 100_000, perSecond: 20 } },
+        { done: "never" },
+      ]),
+    });
+    const [approval] = await until("a pending approval on B", () => b.client.agents.approvals.query({ agentId: agent.id, status: "pending" }), (l) => Array.isArray(l) && l.length === 1);
+    await b.client.agents.decide.mutate({ approvalId: approval!.id, allow: true });
+    // the CLI waiting on A's permission endpoint got the decision made on B
+    await until(
+      "going on after the approval",
+      () => b.client.agents.output.query({ agentId: agent.id, limit: 200, format: "raw" }),
+      (o) => (o as { lines?: Array<{ raw?: string }> }).lines?.some((l) => (l.raw ?? "").includes("approved, going on")) === true,
+    );
+    const running = await b.client.agents.get.query({ agentId: agent.id });
+    expect(running.status).toBe("running");
+    expect(running.pid).toBeGreaterThan(0);
+
+    const stopped = await b.client.agents.stop.mutate({ agentId: agent.id });
+    expect(stopped.status).toBe("stopped");
+    // its process on A is gone (stopped there, not only marked)
+    await until("the process ended", async () => {
+      try {
+        process.kill(running.pid!, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, (gone) => gone === true, 15_000);
+  }, 90_000);
+
   it("a second server on the same data dir is refused while the first runs", async () => {
     const a = await server();
     await expect(server(a.home)).rejects.toThrow(/SERVER_IN_USE|data dir of its own/);
