@@ -2,6 +2,7 @@ import { cp, mkdir, open, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { isDomainError, DomainError } from "../errors";
+import { isErrorCode } from "../../shared/errors";
 import type { AgentHost, CreateWorkspace, CreatedWorkspace, OutputChunk, ReadOutput, SerializedError, SessionRef, SessionState, SetupLine, StartSession } from "./agent-host";
 import { ensureYardShim } from "./agent-env";
 import { isAlive, killGroup, readExitCode, spawnDetached } from "./agent-process";
@@ -239,7 +240,7 @@ export function serializeError(err: unknown): SerializedError {
 
 /** The error a `SerializedError` came from: a DomainError again when it was one. */
 export function deserializeError(e: SerializedError): Error {
-  if (e.code !== undefined) return new DomainError(e.code, e.message, { kind: (e.kind ?? "BAD_REQUEST") as DomainError["kind"], details: e.details });
+  if (e.code !== undefined) return new DomainError(isErrorCode(e.code) ? e.code : "INTERNAL_ERROR", e.message, { kind: (e.kind ?? "BAD_REQUEST") as DomainError["kind"], details: e.details });
   const err = new Error(e.message);
   err.name = e.name;
   return err;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import { first, type Store } from "../db/store";
-import { DomainError } from "../errors";
+import { DomainError, type ErrorCode } from "../errors";
 import type { Logger } from "../log";
 
 /** What a server can be asked to do for a run or daemon it owns. */
@@ -11,7 +11,7 @@ export type CommandOp = "run.start" | "run.continue" | "run.stop" | "run.steer" 
 export type CommandCode = "OWNER_UNREACHABLE" | "COMMAND_UNKNOWN";
 
 type Handler = (payload: unknown) => Promise<unknown>;
-type Failure = { code: string; message: string; kind: TRPC_ERROR_CODE_KEY; details?: unknown };
+type Failure = { code: ErrorCode; message: string; kind: TRPC_ERROR_CODE_KEY; details?: unknown };
 
 /** How a command's row and its result reach the other side quickly (PostgreSQL: LISTEN/NOTIFY). */
 export type CommandSignals = {
@@ -146,7 +146,7 @@ export class CommandBus {
       result = await handler(JSON.parse(row.payload));
     } catch (err) {
       status = "failed";
-      const e = err instanceof DomainError ? err : new DomainError("INTERNAL", (err as Error)?.message ?? String(err), { kind: "INTERNAL_SERVER_ERROR" });
+      const e = err instanceof DomainError ? err : new DomainError("INTERNAL_ERROR", (err as Error)?.message ?? String(err), { kind: "INTERNAL_SERVER_ERROR" });
       result = { code: e.code, message: e.message, kind: e.kind, ...(e.details !== undefined ? { details: e.details } : {}) } satisfies Failure;
     }
     await this.store.tx((tx) =>

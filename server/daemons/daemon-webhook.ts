@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { AgentGrant } from "../../shared/agents";
-import { isDomainError } from "../errors";
+import { isDomainError, type ErrorCode } from "../errors";
 import type { DaemonsService } from "./daemons.service";
 
-const STATUS: Record<string, number> = { DAEMON_QUEUE_FULL: 429, DAEMON_NOT_FOUND: 404, DAEMON_NOT_RUNNING: 409, DAEMON_NAME_AMBIGUOUS: 409 };
+const STATUS: Partial<Record<ErrorCode, number>> = { DAEMON_QUEUE_FULL: 429, DAEMON_NOT_FOUND: 404, DAEMON_NOT_RUNNING: 409, DAEMON_NAME_AMBIGUOUS: 409 };
 
 /**
  * `POST /daemons/:id/trigger` (`:id` the daemon's id or name): the JSON body is the payload. 202

@@ -4,7 +4,8 @@ import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations
 import { isTRPCClientError } from "@trpc/client";
 import type { z } from "zod";
 import type { SwitchyardClient } from "../client";
-import { isDomainError } from "../errors";
+import { isErrorCode } from "../../shared/errors";
+import { isDomainError, type ErrorCode } from "../errors";
 
 /**
  * How a Switchyard MCP tool is written: a name, a description for the model, zod input and output
@@ -74,14 +75,15 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: T
   };
 }
 
-export type ToolErrorInfo = { code: string; message: string; issues?: Array<{ path: string; message: string }> };
+export type ToolErrorInfo = { code: ErrorCode; message: string; issues?: Array<{ path: string; message: string }> };
 
 /** The stable code and message of anything a tool threw. */
 export function errorInfo(err: unknown): ToolErrorInfo {
   if (isTRPCClientError(err)) {
-    const data = err.data as { appCode?: string; code?: string; issues?: Array<{ path: string; message: string }> } | undefined;
+    const data = err.data as { appCode?: unknown; code?: unknown; issues?: Array<{ path: string; message: string }> } | undefined;
     if (!data) return refusedOrUnreachable(err.meta);
-    return { code: data.appCode ?? data.code ?? "INTERNAL_ERROR", message: err.message, ...(data.issues?.length ? { issues: data.issues } : {}) };
+    const code = isErrorCode(data.appCode) ? data.appCode : isErrorCode(data.code) ? data.code : "INTERNAL_ERROR";
+    return { code, message: err.message, ...(data.issues?.length ? { issues: data.issues } : {}) };
   }
   if (isDomainError(err)) return { code: err.code, message: err.message };
   if (err instanceof ToolFailure) return { code: err.code, message: err.message };
@@ -109,7 +111,7 @@ export function toolError(err: unknown): CallToolResult {
 /** An error a tool raises itself (not from a procedure), with a stable code. */
 export class ToolFailure extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
   ) {
     super(message);

@@ -6,6 +6,7 @@ import type { Cluster } from "../cluster/cluster.service";
 import type { CommandOp } from "../cluster/commands";
 import { first, type Store } from "../db/store";
 import { DomainError } from "../errors";
+import type { CommonErrorCode, RunErrorCode } from "../../shared/errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import { resolveStrategyPath } from "../strategies/discovery";
@@ -34,7 +35,7 @@ export type RunsDeps = AgentCallDeps & {
 
 export type PrepareInput = { runId?: string; strategyPath?: string; modelOverride?: string; cwd?: string; manifestPath?: string; budget?: { tokens?: number; usd?: number } };
 
-const fail = (code: string, message: string, kind: "NOT_FOUND" | "BAD_REQUEST" | "CONFLICT" = "BAD_REQUEST") => new DomainError(code, message, { kind });
+const fail = (code: RunErrorCode | CommonErrorCode, message: string, kind: "NOT_FOUND" | "BAD_REQUEST" | "CONFLICT" = "BAD_REQUEST") => new DomainError(code, message, { kind });
 
 /** Keep this many finished runs in memory (for list_strategies and quick access). */
 const KEEP_FINISHED = 100;

@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { databaseUnavailable } from "../db/pg/errors";
+import type { ErrorData } from "../../shared/errors";
 import { isDomainError } from "../errors";
 import type { Context } from "./context";
 import { checkAgentScope } from "./agent-scope";
@@ -16,6 +17,8 @@ const t = initTRPC.context<Context>().create({
     const zod = cause instanceof ZodError ? cause : undefined;
     const domainCode = isDomainError(cause) ? cause.code : undefined;
     const message = zod ? describeZodError(zod) : error.message;
+    /** The stable domain code (e.g. DAEMON_QUEUE_FULL), VALIDATION_ERROR for refused input, or the tRPC code. */
+    const appCode: ErrorData["appCode"] = domainCode ?? (zod ? "VALIDATION_ERROR" : shape.data.code);
     const safe = ctx ? ctx.redact(message) : message;
     return {
       ...shape,
@@ -23,8 +26,7 @@ const t = initTRPC.context<Context>().create({
       data: {
         ...shape.data,
         stack: undefined,
-        /** The stable domain code (e.g. DAEMON_QUEUE_FULL), or the tRPC code. */
-        appCode: domainCode ?? (zod ? "VALIDATION_ERROR" : shape.data.code),
+        appCode,
         issues: zod?.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
         details: isDomainError(cause) ? cause.details : undefined,
       },

@@ -2,7 +2,7 @@ import type { WebSocket } from "ws";
 import { ClientMessage } from "../../shared/comma";
 import type { BusEvent } from "../../shared/events";
 import type { Flow } from "../../shared/strategy";
-import { isDomainError } from "../errors";
+import { isDomainError, type ErrorCode } from "../errors";
 import type { Logger } from "../log";
 import { conversationOf, policyChain, type Frame } from "../runs/frames";
 import type { RunsService } from "../runs/runs.service";
@@ -30,7 +30,7 @@ export function sendFrame(socket: WebSocket, frame: Frame): void {
 }
 
 const reply = (socket: WebSocket, frame: Frame, requestId?: string) => sendFrame(socket, requestId ? { ...frame, requestId } : frame);
-const error = (socket: WebSocket, code: string, message: string, requestId?: string) => reply(socket, { type: "error", code, message }, requestId);
+const error = (socket: WebSocket, code: ErrorCode, message: string, requestId?: string) => reply(socket, { type: "error", code, message }, requestId);
 
 export function attachCommaProtocol(ws: WsGateway, deps: CommaDeps): void {
   const subs = deps.followers;

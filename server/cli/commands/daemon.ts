@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { SwitchyardClient } from "../../client";
+import type { ErrorData } from "../../../shared/errors";
 import { statusPaint, table } from "../io";
 import { collect, examples, jsonOption, required, wholeNumber, type Cli } from "./common";
 
@@ -24,7 +25,7 @@ async function resume(client: SwitchyardClient, ref: string) {
   try {
     return await client.daemons.resume.mutate({ id: ref });
   } catch (err) {
-    const notFound = (err as { data?: { appCode?: string } }).data?.appCode === "DAEMON_NOT_FOUND";
+    const notFound = (err as { data?: Partial<ErrorData> }).data?.appCode === "DAEMON_NOT_FOUND";
     if (!notFound || ref.startsWith("daemon_")) throw err;
     return client.daemons.resume.mutate({ path: ref });
   }

@@ -1,10 +1,8 @@
+import type { DatabaseErrorCode } from "../../../shared/errors";
 import { DomainError } from "../../errors";
 
-/**
- * Stable codes of the PostgreSQL store. (They join the catalogue in shared/errors.ts when the
- * domains are switched over and these errors reach the API.)
- */
-export type PgStoreErrorCode = "DB_URL_INVALID" | "DB_UNREACHABLE" | "DB_SCHEMA_NEWER" | "DB_COPY_TARGET_NOT_EMPTY" | "DB_COPY_SOURCE_MISMATCH" | "DB_UNAVAILABLE";
+/** Stable codes of the store (the database domain of shared/errors.ts). */
+export type PgStoreErrorCode = DatabaseErrorCode;
 
 /** The variable that holds the database URL: every message about the connection names it. */
 export const DATABASE_URL_VAR = "SWITCHYARD_DATABASE_URL";

@@ -1,4 +1,5 @@
 import { TRPCClientError } from "@trpc/client";
+import type { ErrorCode } from "../../../shared/errors";
 import { errorCode, errorMessage } from "../lib/errors";
 
 /** The `details` a domain error carries (server/trpc/init.ts errorFormatter), or {}. */
@@ -11,7 +12,7 @@ export function errorDetails(err: unknown): Record<string, unknown> {
 }
 
 /** A failed daemon call, as a code (when the server gave one) and a sentence saying what to do. */
-export type DaemonErrorText = { code?: string; message: string };
+export type DaemonErrorText = { code?: ErrorCode; message: string };
 
 /** Readable text for the errors a daemon call can meet; unknown codes keep the server's message. */
 export function describeDaemonError(err: unknown): DaemonErrorText {

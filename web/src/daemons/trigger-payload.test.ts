@@ -41,6 +41,10 @@ describe("describeDaemonError", () => {
   });
 
   it("keeps the server's message for other codes", () => {
-    expect(describeDaemonError(err("SOMETHING_ELSE", undefined))).toEqual({ code: "SOMETHING_ELSE", message: "server text" });
+    expect(describeDaemonError(err("DAEMON_PERSIST_FAILED", undefined))).toEqual({ code: "DAEMON_PERSIST_FAILED", message: "server text" });
+  });
+
+  it("gives no code for one outside shared/errors.ts (a newer server's), only the server's message", () => {
+    expect(describeDaemonError(err("SOMETHING_ELSE", undefined))).toEqual({ message: "server text" });
   });
 });
