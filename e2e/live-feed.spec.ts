@@ -54,7 +54,7 @@ test("events appear live, and a crash and restart of the server loses and repeat
   expect(await windowIsMarked(page), "the page was never reloaded").toBe(true);
 });
 
-test("a graceful restart shows server.stopping, then catches up", async ({ page, request, yard }) => {
+test("a graceful restart shows server.shutdown_started, then catches up", async ({ page, request, yard }) => {
   test.setTimeout(90_000);
   await page.goto("/");
   const state = page.getByTestId("connection-state");
@@ -66,8 +66,8 @@ test("a graceful restart shows server.stopping, then catches up", async ({ page,
   await yard.start();
   await emit(request, "after a graceful restart");
   await expect(state).toHaveAttribute("data-state", "live", { timeout: 30_000 });
-  await expect(rowsOfType(page, "server.stopping")).toHaveCount(1);
-  await expect(rowsOfType(page, "server.stopping")).toContainText("SIGTERM");
+  await expect(rowsOfType(page, "server.shutdown_started")).toHaveCount(1);
+  await expect(rowsOfType(page, "server.shutdown_started")).toContainText("SIGTERM");
   await expect(rowWithMessage(page, "after a graceful restart")).toHaveCount(1);
   await expectFeedMatchesStore(page, request);
   expect(await windowIsMarked(page)).toBe(true);

@@ -272,7 +272,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     stop(reason = "stop") {
       stopping ??= (async () => {
         try {
-          await bus.publish("server.stopping", { reason });
+          await bus.publish("server.shutdown_started", { reason });
         } catch {
           // the bus may already be closed
         }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EventScope, ScopeFilter } from "./events";
+import { EventScope, EventTypeFilter, ScopeFilter } from "./events";
 
 /** Wire shapes of the HTTP endpoints that are not tRPC. */
 export const Health = z.object({
@@ -16,6 +16,8 @@ export const OnEventInput = z
     /** Resume after this event id (tRPC passes the last tracked id on reconnect). */
     lastEventId: z.string().regex(/^\d+$/, "expected a decimal event id").nullish(),
     scope: ScopeFilter.optional(),
+    /** Only events of these types (an old name of a renamed event counts as its new name). */
+    types: z.array(EventTypeFilter).min(1).max(100).optional(),
   })
   .strict();
 export type OnEventInput = z.infer<typeof OnEventInput>;

@@ -105,7 +105,7 @@ describe.each(STORE_KINDS)("accounts on %s", (kind: StoreKind) => {
     expect(await accounts.get("b")).toMatchObject({ status: "available", exhaustedUntil: null });
     expect((await eventsOf(store, "account.added")).map((e) => (e.payload as { label: string }).label)).toEqual(["a", "b", "c"]);
     expect(await eventsOf(store, "account.exhausted")).toHaveLength(2);
-    expect(await eventsOf(store, "account.available")).toHaveLength(1);
+    expect(await eventsOf(store, "account.became_available")).toHaveLength(1);
   });
 
   it("an unusable credential marks the account invalid (with its event); reset makes it selectable again", async () => {
@@ -117,7 +117,7 @@ describe.each(STORE_KINDS)("accounts on %s", (kind: StoreKind) => {
     const old = await accounts.get("old");
     expect(old.status).toBe("invalid");
     expect(old.statusReason).toMatch(/expired at .* and there is no refresh token/);
-    expect(await eventsOf(store, "account.invalid")).toHaveLength(1);
+    expect(await eventsOf(store, "account.invalidated")).toHaveLength(1);
     await accounts.reset("old");
     expect((await accounts.get("old")).status).toBe("available");
   });
@@ -151,7 +151,7 @@ describe.each(STORE_KINDS)("accounts on %s", (kind: StoreKind) => {
     await expect(b.accounts.add({ provider: "claude", label: "other", secret: `key-same-000${won}` })).rejects.toThrow(/already registered/);
   });
 
-  it("an exhaustion that passes frees the account once, though two servers' timers race for it (one account.available)", async () => {
+  it("an exhaustion that passes frees the account once, though two servers' timers race for it (one account.became_available)", async () => {
     const store = await stores.fresh(kind);
     const a = serve(store);
     const acct = await a.accounts.add({ provider: "claude", label: "a", secret: "key-aaaa-1111" });
@@ -164,7 +164,7 @@ describe.each(STORE_KINDS)("accounts on %s", (kind: StoreKind) => {
     // the winner's listeners hear it (the other's too when its pass read the row before it was freed)
     await vi.waitFor(() => expect([...a.freed, ...b.freed]).toContain("claude"), { timeout: 5000, interval: 50 });
     await new Promise((r) => setTimeout(r, 300));
-    expect(await eventsOf(store, "account.available")).toHaveLength(1);
+    expect(await eventsOf(store, "account.became_available")).toHaveLength(1);
     const [row] = await store.read.select().from(store.t.accounts);
     expect(row).toMatchObject({ exhaustedUntil: null, exhaustedReason: null });
   });
@@ -181,7 +181,7 @@ describe.each(STORE_KINDS)("accounts on %s", (kind: StoreKind) => {
     });
     await new Promise((r) => setTimeout(r, 700));
     expect(await a.accounts.get("a")).toMatchObject({ status: "exhausted", statusReason: "second limit", exhaustedUntil: new Date(later).toISOString() });
-    expect(await eventsOf(store, "account.available")).toHaveLength(0);
+    expect(await eventsOf(store, "account.became_available")).toHaveLength(0);
   });
 
   it("removes an account once: two removes at once (one per server), one is refused", async () => {
@@ -207,7 +207,7 @@ describe.each(STORE_KINDS)("accounts on %s", (kind: StoreKind) => {
 
     const b = serve(await stores.again(store));
     await vi.waitFor(() => expect(b.secrets).toEqual(expect.arrayContaining(["key-aaaa-1111", "access-oauth-01", "refresh-oauth-01"])));
-    await vi.waitFor(async () => expect(await eventsOf(b.store, "account.available")).toHaveLength(1));
+    await vi.waitFor(async () => expect(await eventsOf(b.store, "account.became_available")).toHaveLength(1));
     // its listeners hear it once the pass that freed it returns (after the event's commit)
     await vi.waitFor(() => expect(b.freed).toEqual(["claude"]));
     expect(await b.accounts.get("a")).toMatchObject({ status: "available", email: "me@example.com" });

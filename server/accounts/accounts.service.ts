@@ -206,7 +206,7 @@ export class AccountsService {
   async reset(idOrLabel: string): Promise<AccountInfo> {
     const row = await this.row(idOrLabel);
     await this.update(row.id, { exhaustedUntil: null, exhaustedReason: null, invalidReason: null });
-    await this.publish("account.available", { accountId: row.id, label: row.label });
+    await this.publish("account.became_available", { accountId: row.id, label: row.label });
     this.notify(row.provider);
     return this.get(row.id);
   }
@@ -302,7 +302,7 @@ export class AccountsService {
     const text = `Account "${row.label}" cannot be used: ${reason}`;
     await this.update(row.id, { invalidReason: text });
     this.opts.log.warn({ accountId: row.id, label: row.label }, text);
-    await this.publish("account.invalid", { accountId: row.id, label: row.label, reason: text.slice(0, 2000) });
+    await this.publish("account.invalidated", { accountId: row.id, label: row.label, reason: text.slice(0, 2000) });
   }
 
   /** A usage limit: skipped until `until` (the announced reset, else now + the cooldown). */
@@ -354,7 +354,7 @@ export class AccountsService {
 
   /** An account whose limit passed: announced once (by the server that freed it), heard by every listener. */
   private freed(account: FreedAccount): void {
-    if (account.announced) void this.publish("account.available", { accountId: account.id, label: account.label });
+    if (account.announced) void this.publish("account.became_available", { accountId: account.id, label: account.label });
     this.notify(account.provider);
   }
 

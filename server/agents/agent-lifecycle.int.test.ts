@@ -134,7 +134,7 @@ describe.each(STORE_KINDS)("the agent lifecycle across processes on %s", (kind) 
         await new Promise((r) => setTimeout(r, 30));
         theirs.go();
         const mine = childQueues
-          ? settle(w.lifecycle.transition(id, "finished", { event: { type: "agent.idle", payload: { result: null } }, guard: (tx) => w.messages.assertNoneWaiting(tx, id) }))
+          ? settle(w.lifecycle.transition(id, "finished", { event: { type: "agent.went_idle", payload: { result: null } }, guard: (tx) => w.messages.assertNoneWaiting(tx, id) }))
           : settle(w.bus.publish("agent.message_queued", { messageId: "m", text: "x", queued: 1 }, { agentId: id }, { write: async (tx) => void (await w.messages.enqueueIfLive(tx, id, `follow-up ${round}`)) }));
         const [m, t] = await Promise.all([mine, theirs.answer]);
         const queued = childQueues ? t : m;

@@ -13,7 +13,7 @@ export interface OutputQuery {
 
 
 /**
- * Agents' output: lines persisted in order with their `agent.output` events, Switchyard's own
+ * Agents' output: lines persisted in order with their `agent.output_produced` events, Switchyard's own
  * lines (notes, the user's messages), and pages of it parsed by the provider that wrote them.
  */
 export class AgentOutput {
@@ -29,7 +29,7 @@ export class AgentOutput {
   /** Persist lines of a process run (up to `endOffset` of its output) and announce them. */
   async persist(agentId: string, session: number, lines: string[], endOffset: number): Promise<void> {
     const refs = await this.logs.append(agentId, session, lines, endOffset);
-    await Promise.all(refs.map((ref) => this.ctx.publish(agentId, "agent.output", ref)));
+    await Promise.all(refs.map((ref) => this.ctx.publish(agentId, "agent.output_produced", ref)));
   }
 
   /** A line of Switchyard's own in the agent's log: a note, or what a user said to it. */
@@ -59,7 +59,7 @@ export class AgentOutput {
     return { agentId: row.id, totalLines: total, fromLine, lines, sessions };
   }
 
-  /** The lines of one persisted chunk, parsed (what an `agent.output` event points at). */
+  /** The lines of one persisted chunk, parsed (what an `agent.output_produced` event points at). */
   async chunk(agentId: string, chunkId: number, format: OutputQuery["format"] = "events") {
     const chunk = await this.logs.chunk(chunkId);
     if (!chunk || chunk.agentId !== agentId) return [];

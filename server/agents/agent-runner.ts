@@ -364,7 +364,7 @@ export class AgentRunner {
         const statusReason = commitRequest ? row.statusReason : (decision.note ?? null);
         try {
           // idle only if no follow-up waits, decided in the transaction that writes idle
-          await end("finished", { statusReason, result, missingSignalRetries: 0 }, "agent.idle", { result }, (tx) => this.ctx.messages.assertNoneWaiting(tx, id));
+          await end("finished", { statusReason, result, missingSignalRetries: 0 }, "agent.went_idle", { result }, (tx) => this.ctx.messages.assertNoneWaiting(tx, id));
         } catch (err) {
           if (!(err instanceof UndeliveredFollowUps)) throw err;
           await this.deliverFollowUps(id, base, decision.result);
@@ -375,7 +375,7 @@ export class AgentRunner {
         break;
       }
       case "waiting":
-        await end("asked", { statusReason: null, pendingQuestions: decision.questions, missingSignalRetries: 0 }, "agent.waiting", { questions: decision.questions });
+        await end("asked", { statusReason: null, pendingQuestions: decision.questions, missingSignalRetries: 0 }, "agent.questions_asked", { questions: decision.questions });
         break;
       case "rate_limited":
         await this.switchAccount(row, base, decision);

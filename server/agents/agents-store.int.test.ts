@@ -39,7 +39,7 @@ async function agentIn(s: Side, status: AgentStatus, extra: { accountId?: string
 }
 
 const event = { type: "agent.status_changed", payload: { status: "running" } } as const;
-const idle = { type: "agent.idle", payload: { result: null } } as const;
+const idle = { type: "agent.went_idle", payload: { result: null } } as const;
 const settle = <T>(p: Promise<T>) => p.then((value) => ({ ok: true as const, value }), (err: unknown) => ({ ok: false as const, err: err as { code?: string } }));
 
 /** Queue a follow-up the way the service does: with its event, in the event's transaction. */
@@ -167,7 +167,7 @@ describe.each(STORE_KINDS)("the agents domain on %s", (kind) => {
       await expect(s.store.tx((tx) => s.messages.markDelivered(tx, [waiting[0]!.id]))).rejects.toMatchObject({ code: "AGENT_FOLLOW_UPS_TAKEN" });
       await finish(s, id);
       await expect(enqueue(s, id, "late")).rejects.toBeInstanceOf(AgentNotLive);
-      expect((await s.bus.store.readAfter(0, { kind: "agent", id }, 10)).map((e) => e.type)).toEqual(["agent.message_queued", "agent.message_queued", "agent.status_changed", "agent.idle"]);
+      expect((await s.bus.store.readAfter(0, { kind: "agent", id }, 10)).map((e) => e.type)).toEqual(["agent.message_queued", "agent.message_queued", "agent.status_changed", "agent.went_idle"]);
       await s.messages.importLegacy(id, [{ id: "msg_legacy", text: "old", queuedAt: new Date(0).toISOString() }]);
       await s.messages.importLegacy(id, [{ id: "msg_legacy", text: "old", queuedAt: new Date(0).toISOString() }]);
       expect((await s.messages.undelivered(id)).map((m) => [m.seq, m.text])).toEqual([[3, "old"]]);

@@ -90,7 +90,7 @@ export const agentsRouter = router({
     ctx.stats.sseOpened();
     try {
       for await (const batch of ctx.bus.subscribeBatches({ afterId, signal })) {
-        const events = batch.filter((e) => isAgentEvent(e) && e.type !== "agent.output");
+        const events = batch.filter((e) => isAgentEvent(e) && e.type !== "agent.output_produced");
         if (events.length === 0) continue;
         const ids = [...new Set(events.map((e) => e.scope.agentId).filter((id): id is string => !!id))];
         const agents = await Promise.all(ids.map((id) => ctx.agents.get(id).catch(() => ({ id, deleted: true as const }))));
@@ -107,9 +107,9 @@ export const agentsRouter = router({
     ctx.stats.sseOpened();
     try {
       for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: { kind: "agent", id }, signal })) {
-        const chunks = await Promise.all(batch.map((e) => (e.type === "agent.output" ? ctx.agents.chunkOutput(id, e.payload.chunkId, input.format) : [])));
+        const chunks = await Promise.all(batch.map((e) => (e.type === "agent.output_produced" ? ctx.agents.chunkOutput(id, e.payload.chunkId, input.format) : [])));
         const lines = chunks.flat();
-        const lifecycle = batch.filter((e) => e.type !== "agent.output");
+        const lifecycle = batch.filter((e) => e.type !== "agent.output_produced");
         yield tracked(String(batch[batch.length - 1]!.id), { lines, events: lifecycle });
       }
     } finally {

@@ -286,7 +286,7 @@ export class AgentsService {
     return this.out.page(idOrId, q);
   }
 
-  /** The lines of one persisted chunk, parsed (what an `agent.output` event points at). */
+  /** The lines of one persisted chunk, parsed (what an `agent.output_produced` event points at). */
   chunkOutput(agentId: string, chunkId: number, format: OutputQuery["format"] = "events") {
     return this.out.chunk(agentId, chunkId, format);
   }

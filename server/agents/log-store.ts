@@ -3,7 +3,7 @@ import type { SessionBounds } from "../../shared/agents";
 import type { SqliteStore } from "../db/sqlite-store";
 import type { WriteGate } from "../db/write-gate";
 
-/** Where a persisted batch of lines landed: what `agent.output` announces. */
+/** Where a persisted batch of lines landed: what `agent.output_produced` announces. */
 export interface ChunkRef {
   chunkId: number;
   session: number;

@@ -40,8 +40,8 @@ describe("a deleted agent's log", () => {
     const done = await waitForAgent(w.t.client, agent.id);
     expect(done.status, done.statusReason ?? "").toBe("idle");
     const before = await w.t.client.agents.output.query({ agentId: agent.id, limit: 100 });
-    const output = (await w.t.client.events.list.query({ scope: { kind: "agent", id: agent.id }, limit: 500 })).events.find((e) => e.type === "agent.output") as
-      | Extract<BusEvent, { type: "agent.output" }>
+    const output = (await w.t.client.events.list.query({ scope: { kind: "agent", id: agent.id }, limit: 500 })).events.find((e) => e.type === "agent.output_produced") as
+      | Extract<BusEvent, { type: "agent.output_produced" }>
       | undefined;
     expect(output).toBeDefined();
 
@@ -54,7 +54,7 @@ describe("a deleted agent's log", () => {
     expect(events).toContainEqual({ kind: "session", sessionId: THREAD });
     expect(events).toContainEqual({ kind: "text", text: "Hello from the codex stand-in" });
     expect(events.filter((e) => e.kind === "raw")).toEqual([]);
-    // an agent.output event of the deleted agent still resolves to codex-parsed lines
+    // an agent.output_produced event of the deleted agent still resolves to codex-parsed lines
     const chunk = await w.t.server.services.agents.chunkOutput(agent.id, output!.payload.chunkId);
     expect(chunk.flatMap((l) => l.events)).toContainEqual({ kind: "session", sessionId: THREAD });
   });

@@ -19,7 +19,7 @@ import { addCounts, fmt, median, type BenchRow, type Count } from "./table";
  * line). The limit: readline + JSON.parse of every line of the file, in this process.
  * Switchyard: a fake agent copies the file to its stdout at disk speed (a `catFile` step, released
  * by a go-file once the agent is up and the server idle), and everything the server does until
- * every line is persisted in agent_log_chunks and published (the `agent.output` events covering
+ * every line is persisted in agent_log_chunks and published (the `agent.output_produced` events covering
  * the last line, seen on an events subscription). The two sides do not parse the same lines: the
  * server JSON-parses at ingest only the lines its provider does not call routine (`isRoutine`:
  * in this recording the status lines, about 1 in 8; in a real session also its start, result,
@@ -39,7 +39,7 @@ async function bare(path: string): Promise<{ rate: number; lines: number }> {
   return { rate: n / ((performance.now() - started) / 1000), lines: n };
 }
 
-/** The highest line announced by `agent.output` events of one agent, as it moves. */
+/** The highest line announced by `agent.output_produced` events of one agent, as it moves. */
 function followOutput(api: SwitchyardClient, agentId: string, afterId: number) {
   let announced = 0;
   const waiters: Array<{ line: number; resolve: () => void }> = [];
@@ -48,7 +48,7 @@ function followOutput(api: SwitchyardClient, agentId: string, afterId: number) {
     {
       onData: ({ data }) => {
         for (const e of data) {
-          if (e.type !== "agent.output") continue;
+          if (e.type !== "agent.output_produced") continue;
           const p = e.payload as { fromLine: number; lineCount: number };
           announced = Math.max(announced, p.fromLine + p.lineCount);
         }

@@ -21,7 +21,7 @@ const run = promisify(execFile);
  * Each is the median of `rounds` runs, the three interleaved (bare, direct, step, bare...), each
  * once the server is idle. Both wait as a client does, on events, not by
  * polling (a poll loop costs CPU on this 2-core machine, and only the step's start returns before
- * its worktree exists): the direct spawn on the `agents.onUpdate` stream until its agent.idle, the
+ * its worktree exists): the direct spawn on the `agents.onUpdate` stream until its agent.went_idle, the
  * step over the Comma WebSocket (prepare_run, start_run) until strategy_completed.
  */
 export async function benchCliStep(options: { rounds?: number } = {}): Promise<BenchRow[]> {
@@ -50,7 +50,7 @@ export async function benchCliStep(options: { rounds?: number } = {}): Promise<B
         onData: ({ data }) => {
           for (const e of data.events) {
             const id = e.scope.agentId;
-            if (e.type !== "agent.idle" || !id) continue;
+            if (e.type !== "agent.went_idle" || !id) continue;
             idle.add(id);
             waiting.get(id)?.();
           }

@@ -7,7 +7,7 @@ import { first, type Store } from "./store";
  * and only once the agent is ended (idle, stopped, crashed) or deleted. It goes when its newest
  * chunk is old: written before the age cutoff, or, with a byte budget, not among the newest
  * `maxBytes` of output of all agents (so the oldest agents' output goes first; an agent whose
- * log straddles the budget keeps all of it). Its `agent.output` events may outlive it: they then
+ * log straddles the budget keeps all of it). Its `agent.output_produced` events may outlive it: they then
  * read as empty. A deleted agent's `agent_logs` row (its provider) goes with the last of its
  * output; an agent that still has a row keeps it, for the output it may write when resumed.
  */

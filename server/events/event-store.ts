@@ -1,5 +1,5 @@
 import type { Statement, Transaction } from "better-sqlite3";
-import type { BusEvent, EventScope, ScopeFilter, ScopeKind } from "../../shared/events";
+import { currentEventType, type BusEvent, type EventScope, type ScopeFilter, type ScopeKind } from "../../shared/events";
 import type { Db } from "../db/client";
 import type { RowWrite } from "../db/store";
 import { WriteGate } from "../db/write-gate";
@@ -226,5 +226,5 @@ function toEvent(r: RawRow): BusEvent {
   if (r.agent_id !== null) scope.agentId = r.agent_id;
   if (r.daemon_id !== null) scope.daemonId = r.daemon_id;
   if (r.conversation_id !== null) scope.conversationId = r.conversation_id;
-  return { id: r.id, ts: new Date(r.ts).toISOString(), type: r.type, scope, payload: JSON.parse(r.payload) } as BusEvent;
+  return { id: r.id, ts: new Date(r.ts).toISOString(), type: currentEventType(r.type), scope, payload: JSON.parse(r.payload) } as BusEvent;
 }

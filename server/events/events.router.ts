@@ -1,6 +1,6 @@
 import { tracked } from "@trpc/server";
 import { EmitInput, ListEventsInput, OnEventInput } from "../../shared/api";
-import type { ScopeFilter } from "../../shared/events";
+import type { EventType, ScopeFilter } from "../../shared/events";
 import type { Context } from "../trpc/context";
 import { publicProcedure, router } from "../trpc/init";
 
@@ -9,6 +9,11 @@ async function canonical(ctx: Context, scope: ScopeFilter | undefined): Promise<
   if (scope?.kind === "agent") return { kind: "agent", id: await ctx.agents.resolveId(scope.id, { lenient: true }) };
   if (scope?.kind === "daemon" && ctx.daemons) return { kind: "daemon", id: await ctx.daemons.resolveId(scope.id, { lenient: true }) };
   return scope;
+}
+
+/** The types a subscriber asked for (old names already mapped to new ones by the input schema). */
+function typeFilter(types: readonly EventType[] | undefined): ReadonlySet<string> | undefined {
+  return types ? new Set(types) : undefined;
 }
 
 export const eventsRouter = router({
@@ -22,7 +27,9 @@ export const eventsRouter = router({
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
     ctx.stats.sseOpened();
     try {
+      const types = typeFilter(input.types);
       for await (const event of ctx.bus.subscribe({ afterId, scope: await canonical(ctx, input.scope), signal })) {
+        if (types && !types.has(event.type)) continue;
         yield tracked(String(event.id), event);
       }
     } finally {
@@ -39,8 +46,10 @@ export const eventsRouter = router({
     const afterId = input.lastEventId ? Number(input.lastEventId) : 0;
     ctx.stats.sseOpened();
     try {
-      for await (const batch of ctx.bus.subscribeBatches({ afterId, scope: await canonical(ctx, input.scope), signal, highWaterMark: 100_000 })) {
-        yield tracked(String(batch[batch.length - 1]!.id), batch);
+      const types = typeFilter(input.types);
+      for await (const all of ctx.bus.subscribeBatches({ afterId, scope: await canonical(ctx, input.scope), signal, highWaterMark: 100_000 })) {
+        const batch = types ? all.filter((e) => types.has(e.type)) : all;
+        if (batch.length > 0) yield tracked(String(batch[batch.length - 1]!.id), batch);
       }
     } finally {
       ctx.stats.sseClosed();

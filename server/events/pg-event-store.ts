@@ -1,7 +1,7 @@
 import { sql as q } from "drizzle-orm";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import type { Sql } from "postgres";
-import type { BusEvent, EventScope, ScopeFilter, ScopeKind } from "../../shared/events";
+import { currentEventType, type BusEvent, type EventScope, type ScopeFilter, type ScopeKind } from "../../shared/events";
 import * as pgSchema from "../db/pg/schema";
 import type { RowWrite, TxDb } from "../db/store";
 import type { EventRow, EventStorage } from "./event-store";
@@ -124,6 +124,6 @@ function toEvent(r: PgRow): BusEvent {
   if (r.agent_id !== null) scope.agentId = r.agent_id;
   if (r.daemon_id !== null) scope.daemonId = r.daemon_id;
   if (r.conversation_id !== null) scope.conversationId = r.conversation_id;
-  return { id: Number(r.id), ts: new Date(Number(r.ts)).toISOString(), type: r.type, scope, payload: JSON.parse(r.payload) } as BusEvent;
+  return { id: Number(r.id), ts: new Date(Number(r.ts)).toISOString(), type: currentEventType(r.type), scope, payload: JSON.parse(r.payload) } as BusEvent;
 }
 

@@ -7,9 +7,9 @@ import type { RunsService } from "../runs/runs.service";
 
 /** Events after which the inbox may have changed. */
 export const INBOX_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
-  "agent.waiting",
+  "agent.questions_asked",
   "agent.resumed",
-  "agent.idle",
+  "agent.went_idle",
   "agent.stopped",
   "agent.crashed",
   "agent.deleted",

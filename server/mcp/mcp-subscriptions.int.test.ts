@@ -91,7 +91,7 @@ describe.each(["http", "stdio"] as const)("resource subscriptions over %s", (tra
     expect(new Set(updates.map((u) => u.uri))).toEqual(new Set([uri]));
     for (let i = 1; i < updates.length; i++) expect(updates[i]!.at - updates[i - 1]!.at).toBeGreaterThanOrEqual(200);
     // coalesced: fewer notifications than the output chunks that made them (~20 in two seconds)
-    const chunks = (await w.t.client.events.list.query({ afterId: before, scope: { kind: "agent", id: agent.id }, limit: 5000 })).events.filter((e) => e.type === "agent.output");
+    const chunks = (await w.t.client.events.list.query({ afterId: before, scope: { kind: "agent", id: agent.id }, limit: 5000 })).events.filter((e) => e.type === "agent.output_produced");
     expect(chunks.length).toBeGreaterThan(updates.length);
     expect(updates.length).toBeLessThanOrEqual(Math.ceil((updates.at(-1)!.at - updates[0]!.at) / 250) + 2);
 

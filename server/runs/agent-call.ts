@@ -219,7 +219,7 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
   const text = agent.outputSchema ? await structuredText(result.output, agentName) : rawText;
   const usage = toUsage(totalUsage);
   run.addUsage(usage);
-  await run.emit("run.agent_output", { ...meta, text, usage, contextUsage: lastStepUsage });
+  await run.emit("run.agent_responded", { ...meta, text, usage, contextUsage: lastStepUsage });
   const context = lastStepUsage ? { contextUsage: lastStepUsage } : {};
   stream({ type: "done", result: { text, usage, ...context, finishReason } });
   const record: AgentCallRecord = {

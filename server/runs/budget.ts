@@ -4,7 +4,7 @@ import type { RunState } from "./run-state";
 
 /**
  * Budgets: every agent call's tokens (and dollars: a CLI's own cost, else the price table) are
- * added to the segment's spend, announced as `run.spend`, and a call that takes the spend over
+ * added to the segment's spend, announced as `run.spend_updated`, and a call that takes the spend over
  * the run's budget ends the run with BUDGET_EXCEEDED once that call is done.
  */
 export async function charge(run: RunState, prices: PriceTable, c: { agentName: string; model: string; promptTokens: number; completionTokens: number; costUsd?: number }): Promise<void> {
@@ -18,7 +18,7 @@ export async function charge(run: RunState, prices: PriceTable, c: { agentName: 
   }
   run.spend(tokens, usd);
   const budget = run.config.budget ?? run.config.strategy.budget;
-  await run.emit("run.spend", { tokens: run.spent.tokens, usd: Math.round(run.spent.usd * 1e6) / 1e6, ...(budget ? { budget } : {}) });
+  await run.emit("run.spend_updated", { tokens: run.spent.tokens, usd: Math.round(run.spent.usd * 1e6) / 1e6, ...(budget ? { budget } : {}) });
   if (budget?.tokens !== undefined && run.spent.tokens > budget.tokens) {
     throw new DomainError("BUDGET_EXCEEDED", `The run spent ${run.spent.tokens} tokens, over its budget of ${budget.tokens}: stopped after agent "${c.agentName}"`);
   }

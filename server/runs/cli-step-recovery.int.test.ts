@@ -38,7 +38,7 @@ async function runThroughRestart(signal: "SIGKILL" | "SIGTERM", tag: string) {
   const runEvents = async () => (await client.events.list.query({ scope: { kind: "run", id: runId }, limit: 1000 })).events as BusEvent[];
   let cli: { agentId: string } | undefined;
   for (let i = 0; i < 200 && !cli; i++) {
-    cli = (await runEvents()).find((e) => e.type === "run.cli_agent")?.payload as { agentId: string } | undefined;
+    cli = (await runEvents()).find((e) => e.type === "run.cli_agent_started")?.payload as { agentId: string } | undefined;
     if (!cli) await new Promise((r) => setTimeout(r, 25));
   }
   expect(cli).toBeDefined();
@@ -55,7 +55,7 @@ async function runThroughRestart(signal: "SIGKILL" | "SIGTERM", tag: string) {
   }
   expect(run.status, JSON.stringify(run.error)).toBe("completed");
   const events = await runEvents();
-  const spawned = new Set(events.filter((e) => e.type === "run.cli_agent").map((e) => (e.payload as { agentId: string }).agentId));
+  const spawned = new Set(events.filter((e) => e.type === "run.cli_agent_started").map((e) => (e.payload as { agentId: string }).agentId));
   expect([...spawned]).toEqual([cli!.agentId]); // re-attached, never spawned twice
   const completed = events.filter((e) => e.type === "run.completed").at(-1)!.payload as { result?: string };
   expect(completed.result).toContain(`${tag} finished while the server was away`);

@@ -126,7 +126,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
   }
   // the step's spend is its agent's and that of the helpers it spawned (its tree)
   const usageBefore = reuse && !reattached ? await agents.treeUsage(info.id) : { inputTokens: 0, outputTokens: 0 };
-  await run.emit("run.cli_agent", { agentName, stepKey, agentId: info.id, alias: info.alias, provider: info.provider, branch: info.branch, status: info.status, requestId: run.requestId });
+  await run.emit("run.cli_agent_started", { agentName, stepKey, agentId: info.id, alias: info.alias, provider: info.provider, branch: info.branch, status: info.status, requestId: run.requestId });
 
   // stop_run stops the agent; a server shutdown does not (it runs on, and the step re-attaches)
   const stopAgent = () => {
@@ -184,7 +184,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
     };
     const costUsd = spent.costUsd !== undefined ? Math.max(0, spent.costUsd - (usageBefore.costUsd ?? 0)) : undefined;
     run.addUsage(usage);
-    await run.emit("run.agent_output", { ...meta, text, usage });
+    await run.emit("run.agent_responded", { ...meta, text, usage });
     stream({ type: "done", result: { text, usage, finishReason: "stop" } });
     batcher.flush();
     const record: AgentCallRecord = {
@@ -211,7 +211,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
   /** One agent event: forwards output, answers requests; returns the agent once its step is over. */
   async function handle(e: BusEvent): Promise<AgentInfo | null> {
     switch (e.type) {
-      case "agent.output": {
+      case "agent.output_produced": {
         outputs++;
         let resultSeen = false;
         for (const line of await agents.chunkOutput(info.id, e.payload.chunkId)) resultSeen = forward(line) || resultSeen;
@@ -223,7 +223,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
         }
         return null;
       }
-      case "agent.waiting":
+      case "agent.questions_asked":
         void answerQuestions(e.payload.questions);
         return null;
       case "agent.resumed":
@@ -239,7 +239,7 @@ export async function callCli(run: RunState, deps: CliStepDeps | undefined, agen
         // decided on the agent's page (or expired): the run's request for it is closed too
         approvalRequests.get(e.payload.approvalId)?.();
         return null;
-      case "agent.idle": {
+      case "agent.went_idle": {
         // cleanup may resume it once to commit its work: the step waits for that run too
         const settled = await agents.settled(info.id);
         return settled.status === "idle" ? settled : null;

@@ -96,7 +96,7 @@ describe("CLI agents as strategy steps", () => {
     expect(cliStream).toEqual(expect.arrayContaining(["step-start", "tool-call", "tool-result", "text", "done"]));
     expect(frames.find((f) => f.type === "agent_output" && f.agentName === "implement")).toMatchObject({ model: "cli/fake" });
 
-    const spawned = (await runEvents(runId)).find((e) => e.type === "run.cli_agent");
+    const spawned = (await runEvents(runId)).find((e) => e.type === "run.cli_agent_started");
     const agentId = (spawned?.payload as { agentId: string }).agentId;
     const agent = await t.client.agents.get.query({ agentId });
     expect(agent).toMatchObject({ phaseId: runId, taskId: "implement", provider: "fake", status: "idle" });
@@ -110,7 +110,7 @@ describe("CLI agents as strategy steps", () => {
     expect(err.type, JSON.stringify(err)).not.toBe("error");
     const again = await c.waitFor((f) => ended(runId)(f) && f.requestId === `cont-${runId}`, 60_000);
     expect(again, JSON.stringify(again)).toMatchObject({ type: "strategy_completed" });
-    const cliEvents = (await runEvents(runId)).filter((e) => e.type === "run.cli_agent").map((e) => (e.payload as { agentId: string }).agentId);
+    const cliEvents = (await runEvents(runId)).filter((e) => e.type === "run.cli_agent_started").map((e) => (e.payload as { agentId: string }).agentId);
     expect(cliEvents).toEqual([agentId, agentId]);
     const resumed = await t.client.agents.get.query({ agentId });
     expect(resumed.sessionNumber).toBeGreaterThanOrEqual(2);
@@ -134,7 +134,7 @@ describe("CLI agents as strategy steps", () => {
       const { c, runId } = await startRun(path, implScript);
       const done = await c.waitFor(ended(runId), 60_000);
       expect(done, JSON.stringify(done)).toMatchObject({ type: "strategy_completed", result: "LGTM" });
-      const agentId = ((await runEvents(runId)).find((e) => e.type === "run.cli_agent")!.payload as { agentId: string }).agentId;
+      const agentId = ((await runEvents(runId)).find((e) => e.type === "run.cli_agent_started")!.payload as { agentId: string }).agentId;
       const agent = await t.client.agents.get.query({ agentId });
       expect(agent.workspaceRemoved).toBe(true);
       expect(held).toContain(agent.workspacePath);
@@ -162,7 +162,7 @@ describe("CLI agents as strategy steps", () => {
     const answer = (q: Frame) => (q.question === "Which database?" ? "postgres" : "5432");
     c.send({ type: "question_response", runId, questionRequestId: q1.requestId, response: answer(q1) });
     await new Promise((r) => setTimeout(r, 300));
-    const agentId = ((await runEvents(runId)).find((e) => e.type === "run.cli_agent")!.payload as { agentId: string }).agentId;
+    const agentId = ((await runEvents(runId)).find((e) => e.type === "run.cli_agent_started")!.payload as { agentId: string }).agentId;
     expect((await t.client.agents.get.query({ agentId })).status).toBe("waiting_for_input"); // one answer is not enough
     c.send({ type: "question_response", runId, questionRequestId: q2.requestId, response: answer(q2) });
     const done = await c.waitFor(ended(runId), 30_000);
@@ -176,7 +176,7 @@ describe("CLI agents as strategy steps", () => {
     // stop_run stops the run's CLI agent: its process is gone and it is stopped
     const { c: c2, runId: run2 } = await startRun(path, script([{ text: "working a long time" }, { sleep: 60_000 }, { done: "never" }]));
     await c2.waitFor((f) => f.runId === run2 && f.type === "agent_streaming" && f.agentName === "coder" && (f.event as { type: string }).type === "text", 30_000);
-    const running = ((await runEvents(run2)).find((e) => e.type === "run.cli_agent")!.payload as { agentId: string }).agentId;
+    const running = ((await runEvents(run2)).find((e) => e.type === "run.cli_agent_started")!.payload as { agentId: string }).agentId;
     const pid = (await t.client.agents.get.query({ agentId: running })).pid!;
     expect(pid).toBeGreaterThan(0);
     c2.send({ type: "stop_run", runId: run2 });
@@ -191,7 +191,7 @@ describe("CLI agents as strategy steps", () => {
     const path = strategy("asks-once", `name: Asks once\nversion: "1"\nagents:\n  coder: {type: cli, provider: fake}\nflow: {type: sequential, steps: [{agent: coder}]}\n`);
     const { c, runId } = await startRun(path, asking);
     await c.waitFor((f) => f.runId === runId && f.type === "request_question", 30_000);
-    const agentId = ((await runEvents(runId)).find((e) => e.type === "run.cli_agent")!.payload as { agentId: string }).agentId;
+    const agentId = ((await runEvents(runId)).find((e) => e.type === "run.cli_agent_started")!.payload as { agentId: string }).agentId;
     await expect.poll(async () => (await t.client.agents.get.query({ agentId })).status).toBe("waiting_for_input");
     const inbox = (await t.client.inbox.list.query()).items.filter((i) => JSON.stringify(i).includes("Which environment?"));
     expect(inbox.map((i) => i.kind)).toEqual(["run_request"]);
@@ -237,7 +237,7 @@ describe("CLI agents as strategy steps", () => {
     expect(judged).toContain("no change needed");
     expect(judged).toContain("Changes: none");
 
-    const spawned = (await runEvents(runId)).filter((e) => e.type === "run.cli_agent").map((e) => e.payload as { agentId: string; agentName: string });
+    const spawned = (await runEvents(runId)).filter((e) => e.type === "run.cli_agent_started").map((e) => e.payload as { agentId: string; agentName: string });
     expect(spawned.map((s) => s.agentName).sort()).toEqual(["coder1", "coder2", "coder3"]);
     const agents = await Promise.all(spawned.map((s) => t.client.agents.get.query({ agentId: s.agentId })));
     expect(new Set(agents.map((a) => a.workspacePath)).size).toBe(3);
@@ -274,7 +274,7 @@ describe("CLI agents as strategy steps", () => {
     const seen = fake.requests.findLast((r) => tagOf(r) === "review")!.script.lastUserText;
     expect(seen).toContain("REAL CLAUDE wrote real.txt");
     expect(seen).toContain("real.txt");
-    const agentId = ((await runEvents(runId)).find((e) => e.type === "run.cli_agent")!.payload as { agentId: string }).agentId;
+    const agentId = ((await runEvents(runId)).find((e) => e.type === "run.cli_agent_started")!.payload as { agentId: string }).agentId;
     const agent = await t.client.agents.get.query({ agentId });
     expect(agent.provider).toBe("claude");
     // claude did not commit: cleanup asked it once (the fake model answers that turn), the file is on its branch or in its worktree
@@ -295,7 +295,7 @@ describe("CLI agents as strategy steps", () => {
     expect(done).toMatchObject({ type: "strategy_error", error: { code: "BUDGET_EXCEEDED" } });
     expect((done.error as { message: string }).message).toContain('over its budget of 50: stopped after agent "c"');
     expect(fake.requests.filter((r) => tagOf(r) === "d")).toHaveLength(0);
-    const spend = (await runEvents(runId)).filter((e) => e.type === "run.spend").map((e) => (e.payload as { tokens: number }).tokens);
+    const spend = (await runEvents(runId)).filter((e) => e.type === "run.spend_updated").map((e) => (e.payload as { tokens: number }).tokens);
     expect(spend).toEqual([20, 40, 60]);
     // priced by the table: claude-sonnet-4* at $3 / $15 per million, 30 tokens in and 30 out
     const listed = (await t.client.runs.list.query({})).find((r) => r.runId === runId);
@@ -315,13 +315,13 @@ describe("CLI agents as strategy steps", () => {
     const end = await c.waitFor(ended(runId), 60_000);
     expect(end, JSON.stringify(end)).toMatchObject({ type: "strategy_completed" });
     const events = await runEvents(runId);
-    const parentId = (events.find((e) => e.type === "run.cli_agent")?.payload as { agentId: string }).agentId;
+    const parentId = (events.find((e) => e.type === "run.cli_agent_started")?.payload as { agentId: string }).agentId;
     const parent = await t.client.agents.get.query({ agentId: parentId });
     const helpers = (await t.client.agents.list.query()).filter((a) => a.parentAgentId === parentId);
     expect(helpers).toHaveLength(1);
     const helper = await t.client.agents.get.query({ agentId: helpers[0]!.id });
     expect(helper.usage.inputTokens).toBeGreaterThan(0);
-    const step = events.find((e) => e.type === "run.agent_output" && (e.payload as { agentName: string }).agentName === "implement")?.payload as { usage: { promptTokens: number; completionTokens: number } };
+    const step = events.find((e) => e.type === "run.agent_responded" && (e.payload as { agentName: string }).agentName === "implement")?.payload as { usage: { promptTokens: number; completionTokens: number } };
     expect(step.usage.promptTokens).toBe(parent.usage.inputTokens + helper.usage.inputTokens);
     expect(step.usage.completionTokens).toBe(parent.usage.outputTokens + helper.usage.outputTokens);
   });

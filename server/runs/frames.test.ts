@@ -56,8 +56,8 @@ describe("frameOf", () => {
     expect(wire(event("run.agent_streamed", { ...meta, event: { type: "text", text: "he" } }))).toEqual({ type: "agent_streaming", runId: "run-1", ...wireMeta, event: { type: "text", text: "he" } });
     const done = { type: "done" as const, result: { text: "hello", usage, contextUsage, finishReason: "stop" } };
     expect(wire(event("run.agent_streamed", { ...meta, event: done }))).toEqual({ type: "agent_streaming", runId: "run-1", ...wireMeta, event: done });
-    expect(wire(event("run.agent_output", { ...meta, text: "hello", usage }))).toEqual({ type: "agent_output", runId: "run-1", ...wireMeta, text: "hello", usage });
-    expect(wire(event("run.agent_output", { ...meta, text: "hello", usage, contextUsage }))).toEqual({ type: "agent_output", runId: "run-1", ...wireMeta, text: "hello", usage, contextUsage });
+    expect(wire(event("run.agent_responded", { ...meta, text: "hello", usage }))).toEqual({ type: "agent_output", runId: "run-1", ...wireMeta, text: "hello", usage });
+    expect(wire(event("run.agent_responded", { ...meta, text: "hello", usage, contextUsage }))).toEqual({ type: "agent_output", runId: "run-1", ...wireMeta, text: "hello", usage, contextUsage });
     // a CLI step's events may have no model
     expect(wire(event("run.agent_streamed", { agentName: "cli", event: { type: "step-start" } }))).toEqual({ type: "agent_streaming", runId: "run-1", agentName: "cli", event: { type: "step-start" } });
   });
@@ -108,7 +108,7 @@ describe("frameOf", () => {
     expect(wire(event("run.agent_called", { record }))).toBeNull();
     expect(wire(event("run.steer_applied", { agentName: "a", text: "x" }))).toBeNull();
     expect(wire(event("run.request_answered", { requestId: "i1", kind: "input", agentName: "a", answer: "x", source: "human" }))).toBeNull();
-    expect(wire(event("run.warning", { message: "w" }))).toBeNull();
+    expect(wire(event("run.warned", { message: "w" }))).toBeNull();
     expect(wire(event("run.command_ran", { agentName: "a", command: "ls", cwd: "/w", decision: "policy", exitCode: 0, signal: null, timedOut: false, durationMs: 3 }))).toBeNull();
     expect(wire(event("run.steer_queued", { text: "focus" }, null))).toBeNull();
   });

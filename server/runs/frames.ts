@@ -53,7 +53,7 @@ export function frameOf(event: BusEvent): Frame | null {
       return { type: "step_completed", runId, stepName: event.payload.stepName, result: wireResult(event.payload.result) };
     case "run.agent_streamed":
       return { type: "agent_streaming", runId, ...agentFields(event.payload), event: wireStreamEvent(event.payload.event) };
-    case "run.agent_output": {
+    case "run.agent_responded": {
       const p = event.payload;
       return { type: "agent_output", runId, ...agentFields(p), text: p.text, usage: { promptTokens: p.usage.promptTokens, completionTokens: p.usage.completionTokens }, ...(p.contextUsage ? { contextUsage: p.contextUsage } : {}) };
     }

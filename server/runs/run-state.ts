@@ -272,7 +272,7 @@ export class RunState {
   async warnOnce(message: string, path?: string): Promise<void> {
     if (this.#warned.has(message)) return;
     this.#warned.add(message);
-    await this.emit("run.warning", { message, ...(path !== undefined ? { path } : {}) });
+    await this.emit("run.warned", { message, ...(path !== undefined ? { path } : {}) });
   }
 
   /** The segment's execution began (stop and shutdown wait for it to settle). */

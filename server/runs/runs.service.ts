@@ -229,7 +229,7 @@ export class RunsService {
       throw err;
     }
     await this.dropPrepared(run.runId);
-    for (const w of run.warnings) await run.emit("run.warning", w);
+    for (const w of run.warnings) await run.emit("run.warned", w);
     this.execute(run, input);
   }
 

@@ -60,11 +60,11 @@ export function lastSegment(events: BusEvent[]): SegmentState {
       case "run.agent_called":
         if (e.payload.record.stepKey) state.memo.calls.set(e.payload.record.stepKey, e.payload.record);
         break;
-      case "run.agent_output":
+      case "run.agent_responded":
         state.usage.promptTokens += e.payload.usage.promptTokens;
         state.usage.completionTokens += e.payload.usage.completionTokens;
         break;
-      case "run.cli_agent":
+      case "run.cli_agent_started":
         state.memo.cliAgents.set(e.payload.stepKey, e.payload.agentId);
         break;
       case "run.request_opened":

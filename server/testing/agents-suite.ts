@@ -77,8 +77,8 @@ export function agentsSuite(agentHost: "local" | "loopback"): void {
       const result = out.lines.flatMap((l) => l.events).find((e) => e.kind === "tool_result");
       expect(result).toMatchObject({ name: "Write", isError: false });
       const types = (await eventsOf(agent.id)).map((e) => e.type);
-      expect(types).toEqual(expect.arrayContaining(["worktree.created", "agent.spawned", "agent.output", "agent.idle"]));
-      expect(types.indexOf("worktree.created")).toBeLessThan(types.indexOf("agent.idle"));
+      expect(types).toEqual(expect.arrayContaining(["worktree.created", "agent.spawned", "agent.output_produced", "agent.went_idle"]));
+      expect(types.indexOf("worktree.created")).toBeLessThan(types.indexOf("agent.went_idle"));
       const info = JSON.parse(readFileSync(join(done.workspacePath, ".switchyard", "input", "manifest.json"), "utf8"));
       expect(info).toMatchObject({ agentId: agent.id, alias: agent.alias, mode: "execute" });
       expect(done.prompt).toContain("signal.json");
@@ -266,7 +266,7 @@ export function agentsSuite(agentHost: "local" | "loopback"): void {
               for (const e of data.events) if (e.scope.agentId === agent.id) seen.push(e.type);
               const mine = data.agents.find((a) => a.id === agent.id);
               if (mine && "status" in mine) last = mine;
-              if (seen.includes("agent.idle")) {
+              if (seen.includes("agent.went_idle")) {
                 sub.unsubscribe();
                 resolve();
               }
@@ -275,8 +275,8 @@ export function agentsSuite(agentHost: "local" | "loopback"): void {
           },
         );
       });
-      expect(seen).toEqual(expect.arrayContaining(["worktree.created", "agent.spawned", "agent.idle"]));
-      expect(seen).not.toContain("agent.output");
+      expect(seen).toEqual(expect.arrayContaining(["worktree.created", "agent.spawned", "agent.went_idle"]));
+      expect(seen).not.toContain("agent.output_produced");
       expect(last).toMatchObject({ status: "idle" });
     });
 

@@ -10,7 +10,7 @@ const event = <T extends EventType>(type: T, payload: EventPayload<T>): BusEvent
 
 const usage = { promptTokens: 1, completionTokens: 1 };
 const text = (agentName: string, stepKey: string, t: string) => event("run.agent_streamed", { agentName, stepKey, event: { type: "text", text: t } });
-const output = (agentName: string, stepKey: string) => event("run.agent_output", { agentName, stepKey, text: agentName, usage });
+const output = (agentName: string, stepKey: string) => event("run.agent_responded", { agentName, stepKey, text: agentName, usage });
 const stepDone = (stepName: string, stepKey: string) => event("run.step_completed", { stepName, stepKey, result: { text: stepName, usage, finishReason: "stop" } });
 
 const flowOf = (flow: unknown): Flow => Strategy.parse({ name: "S", version: "1", agents: { a: { model: "m/x" }, b: { model: "m/x" }, c: { model: "m/x" }, j: { model: "m/x" } }, flow }).flow;

@@ -40,7 +40,7 @@ function stepKeyOf(event: BusEvent): string | undefined {
     case "run.flow_completed":
       return event.payload.stepKey;
     case "run.agent_streamed":
-    case "run.agent_output":
+    case "run.agent_responded":
       return event.payload.stepKey;
     default:
       return undefined;

@@ -6,6 +6,6 @@ export const AccountEvents = {
   "account.removed": z.object({ accountId: z.string(), label: z.string() }),
   /** A usage limit: the account is skipped until `until`. */
   "account.exhausted": z.object({ accountId: z.string(), label: z.string(), until: z.string(), reason: z.string().max(2000) }),
-  "account.available": z.object({ accountId: z.string(), label: z.string() }),
-  "account.invalid": z.object({ accountId: z.string(), label: z.string(), reason: z.string().max(2000) }),
+  "account.became_available": z.object({ accountId: z.string(), label: z.string() }),
+  "account.invalidated": z.object({ accountId: z.string(), label: z.string(), reason: z.string().max(2000) }),
 } as const;

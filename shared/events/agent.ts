@@ -3,7 +3,7 @@ import { AgentQuestion, MergeStrategy } from "../agents";
 import { AgentStatus } from "../statuses";
 
 /**
- * CLI-agent lifecycle and output events (scope: agentId). `agent.output` points at a persisted
+ * CLI-agent lifecycle and output events (scope: agentId). `agent.output_produced` points at a persisted
  * chunk of raw output lines (written BEFORE the event); readers page the lines themselves, so an
  * event stays small whatever the line sizes are.
  */
@@ -12,7 +12,7 @@ const reason = z.string().max(2000).optional();
 
 export const AgentEvents = {
   "agent.spawned": z.object({ alias: z.string(), provider: z.string(), status, pid: z.number().int().optional(), workspacePath: z.string(), branch: z.string().nullable() }),
-  "agent.output": z.object({
+  "agent.output_produced": z.object({
     session: z.number().int(),
     chunkId: z.number().int(),
     fromLine: z.number().int().nonnegative(),
@@ -20,9 +20,9 @@ export const AgentEvents = {
     bytes: z.number().int().nonnegative(),
   }),
   "agent.status_changed": z.object({ status, reason }),
-  "agent.waiting": z.object({ questions: z.array(AgentQuestion) }),
+  "agent.questions_asked": z.object({ questions: z.array(AgentQuestion) }),
   "agent.resumed": z.object({ session: z.number().int(), reason: z.enum(["answers", "message", "missing_signal", "restart", "account_switch", "commit_request"]), pid: z.number().int().optional() }),
-  "agent.idle": z.object({ result: z.string().nullable() }),
+  "agent.went_idle": z.object({ result: z.string().nullable() }),
   "agent.stopped": z.object({ reason }),
   "agent.crashed": z.object({ reason: z.string().max(2000) }),
   "agent.deleted": z.object({ alias: z.string() }),

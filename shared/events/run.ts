@@ -33,7 +33,7 @@ export const RunEvents = {
    */
   "run.flow_started": z.object({ stepName: z.string(), message: z.string(), stepKey: z.string(), requestId }),
   "run.flow_completed": z.object({ stepName: z.string(), result: StepResult, stepKey: z.string(), requestId }),
-  "run.agent_output": z.object({ ...agentMeta, text: z.string(), usage: Usage, contextUsage: ContextUsage.optional(), requestId }),
+  "run.agent_responded": z.object({ ...agentMeta, text: z.string(), usage: Usage, contextUsage: ContextUsage.optional(), requestId }),
   "run.agent_called": z.object({ record: AgentCallRecord }),
   "run.request_opened": z.object({ request: PendingRequest }),
   "run.request_answered": z.object({
@@ -50,9 +50,9 @@ export const RunEvents = {
   "run.steer_queued": z.object({ text: z.string() }),
   "run.steer_applied": z.object({ agentName: z.string(), text: z.string() }),
   "run.tool_mutated": z.object({ agentName: z.string(), toolName: z.string(), operation: z.string(), path: z.string(), details: z.unknown().optional() }),
-  "run.warning": z.object({ message: z.string(), path: z.string().optional() }),
+  "run.warned": z.object({ message: z.string(), path: z.string().optional() }),
   /** A CLI step spawned (or resumed) a coding agent: the graph links the node to its page. */
-  "run.cli_agent": z.object({
+  "run.cli_agent_started": z.object({
     agentName: z.string(),
     stepKey: z.string(),
     agentId: z.string(),
@@ -63,7 +63,7 @@ export const RunEvents = {
     requestId,
   }),
   /** What the run has spent so far in this segment, against its budget. */
-  "run.spend": z.object({
+  "run.spend_updated": z.object({
     tokens: z.number().int().nonnegative(),
     usd: z.number().nonnegative(),
     budget: z.object({ tokens: z.number().int().positive().optional(), usd: z.number().positive().optional() }).optional(),

@@ -10,7 +10,7 @@ export const SystemEvents = {
     /** ids up to this one were stored by an earlier process. */
     resumedFromEventId: z.number().int().nonnegative(),
   }),
-  "server.stopping": z.object({
+  "server.shutdown_started": z.object({
     reason: z.string(),
   }),
   /** Free-form note, used by `yard emit` and tests to put an event on the bus. */

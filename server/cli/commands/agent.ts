@@ -224,7 +224,7 @@ async function followLogs(cli: Cli, client: SwitchyardClient, agentId: string, o
         onData: ({ data }) => {
           write(outputText(data.lines.filter((l) => l.line >= next), shown));
           for (const l of data.lines) next = Math.max(next, l.line + 1);
-          const end = data.events.find((e) => ["agent.idle", "agent.waiting", "agent.stopped", "agent.crashed", "agent.deleted"].includes(e.type));
+          const end = data.events.find((e) => ["agent.went_idle", "agent.questions_asked", "agent.stopped", "agent.crashed", "agent.deleted"].includes(e.type));
           if (end) {
             cli.note(`agent ${end.type.slice("agent.".length)}`);
             sub.unsubscribe();

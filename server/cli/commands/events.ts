@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { BusEvent } from "../../../shared/events";
-import { examples, jsonOption, type Cli } from "./common";
+import { collect, examples, jsonOption, type Cli } from "./common";
 
 /** One event as a line for people: id, time, type, scope, then as much of the payload as fits. */
 export function eventLine(e: BusEvent, width: number): string {
@@ -22,12 +22,13 @@ export function registerEvents(program: Command, cli: Cli): void {
     .option("--run <id>", "only this run's events")
     .option("--agent <agent>", "only this agent's events (id or alias)")
     .option("--daemon <daemon>", "only this daemon's events (id or name)")
-    .action(async (opts: { after?: string; run?: string; agent?: string; daemon?: string; json?: boolean }, self: Command) => {
+    .option("--type <type>", "only events of this type (repeatable; an event's old name before a rename works too)", collect)
+    .action(async (opts: { after?: string; run?: string; agent?: string; daemon?: string; type?: string[]; json?: boolean }, self: Command) => {
       const client = await cli.client(self);
       const scope = opts.run ? { kind: "run" as const, id: opts.run } : opts.agent ? { kind: "agent" as const, id: opts.agent } : opts.daemon ? { kind: "daemon" as const, id: opts.daemon } : undefined;
       await new Promise<void>((resolve, reject) => {
         const sub = client.events.onEvent.subscribe(
-          { lastEventId: opts.after ?? null, scope },
+          { lastEventId: opts.after ?? null, scope, ...(opts.type ? { types: opts.type } : {}) },
           {
             onData: (e) => {
               if (opts.json) cli.io.stdout.write(`${JSON.stringify(e.data)}\n`);
@@ -47,5 +48,5 @@ export function registerEvents(program: Command, cli: Cli): void {
       });
     });
   jsonOption(cmd);
-  examples(cmd, "yard events --agent brave-otter", "yard events --json | jq .type");
+  examples(cmd, "yard events --agent brave-otter", "yard events --type run.completed --type agent.went_idle", "yard events --json | jq .type");
 }

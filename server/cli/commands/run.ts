@@ -91,7 +91,7 @@ export async function followRun(client: SwitchyardClient, runId: string, afterId
       case "run.started":
         line(`▶ ${e.payload.strategyName} (run ${runId}${e.payload.segment > 1 ? `, segment ${e.payload.segment}` : ""})`);
         return;
-      case "run.warning":
+      case "run.warned":
         line(`⚠ ${e.payload.path ? `${e.payload.path}: ` : ""}${e.payload.message}`);
         return;
       case "run.agent_streamed": {

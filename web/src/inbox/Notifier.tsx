@@ -3,7 +3,7 @@ import type { InboxItem } from "../../../shared/inbox";
 import { useLiveEvents } from "../live/useLiveEvents";
 import { trpc } from "../trpc";
 
-const FINISHED = new Set(["agent.idle", "agent.crashed", "run.completed"]);
+const FINISHED = new Set(["agent.went_idle", "agent.crashed", "run.completed"]);
 
 function notify(title: string, body: string, tag: string): void {
   if (typeof Notification === "undefined" || Notification.permission !== "granted") return;

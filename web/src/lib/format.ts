@@ -30,7 +30,7 @@ export function summarize(event: BusEvent): string {
       const resumed = p.resumedFromEventId > 0 ? ` · resumed after #${p.resumedFromEventId}` : "";
       return `Switchyard ${p.version} listening on ${p.host}:${p.port} (pid ${p.pid})${resumed}`;
     }
-    case "server.stopping":
+    case "server.shutdown_started":
       return `Stopping: ${event.payload.reason}`;
     case "system.noted":
       return event.payload.message;

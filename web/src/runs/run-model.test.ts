@@ -23,11 +23,11 @@ function pass(n: number): BusEvent[] {
     ev("run.agent_streamed", { agentName: "a", model: "mock/demo", event: { type: "text", text: "al" } }),
     ev("run.agent_streamed", { agentName: "b", event: { type: "text", text: "be" } }),
     ev("run.agent_streamed", { agentName: "a", event: { type: "text", text: "pha" } }),
-    ev("run.agent_output", { agentName: "a", text: "alpha", usage: usage(10, 5) }),
+    ev("run.agent_responded", { agentName: "a", text: "alpha", usage: usage(10, 5) }),
     ev("run.agent_streamed", { agentName: "a", event: { type: "done", result: { text: "alpha", usage: usage(10, 5), finishReason: "stop" } } }),
     ev("run.step_completed", { stepName: "a", stepKey: `f.p${n}.0.0`, result: { text: "alpha", usage: usage(10, 5), finishReason: "stop" } }),
     ev("run.agent_streamed", { agentName: "b", event: { type: "text", text: "ta" } }),
-    ev("run.agent_output", { agentName: "b", text: "beta", usage: usage(10, 5) }),
+    ev("run.agent_responded", { agentName: "b", text: "beta", usage: usage(10, 5) }),
     ev("run.agent_streamed", { agentName: "b", event: { type: "done", result: { text: "beta", usage: usage(10, 5), finishReason: "stop" } } }),
     ev("run.step_completed", { stepName: "b", stepKey: `f.p${n}.0.1`, result: { text: "beta", usage: usage(10, 5), finishReason: "stop" } }),
   ];
@@ -59,7 +59,7 @@ describe("run model", () => {
     // The observer has no step events: it is placed by the latest step key.
     const judge = [
       ev("run.agent_streamed", { agentName: "judge", event: { type: "text", text: "keep going" } }),
-      ev("run.agent_output", { agentName: "judge", text: "keep going", usage: usage(3, 2) }),
+      ev("run.agent_responded", { agentName: "judge", text: "keep going", usage: usage(3, 2) }),
     ];
     view = applyEvents(view, judge);
     expect(view.nodes["flow.observer"]).toBe("running");

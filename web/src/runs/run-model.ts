@@ -118,7 +118,7 @@ function applyEvent(view: RunView, event: BusEvent): RunView {
       return stepCompleted(view, event.payload.stepKey);
     case "run.agent_streamed":
       return streamed(view, event);
-    case "run.agent_output":
+    case "run.agent_responded":
       return updateLastCall(view, event.payload.agentName, (c) => ({ ...c, usage: event.payload.usage, model: event.payload.model ?? c.model }));
     case "run.agent_called":
       return agentCalled(view, event);
@@ -134,14 +134,14 @@ function applyEvent(view: RunView, event: BusEvent): RunView {
       const { agentName: _agent, stepKey: _step, ...command } = event.payload;
       return updateLastCall(view, event.payload.agentName, (c) => ({ ...c, items: [...c.items, { kind: "command", ...command }] }));
     }
-    case "run.warning":
+    case "run.warned":
       return { ...view, warnings: [...view.warnings, { message: event.payload.message, path: event.payload.path }] };
-    case "run.cli_agent": {
+    case "run.cli_agent_started": {
       const p = event.payload;
       const { nodeId } = nodeOfStepKey(p.stepKey);
       return { ...view, cliAgents: { ...view.cliAgents, [nodeId]: { agentId: p.agentId, alias: p.alias, provider: p.provider, branch: p.branch } } };
     }
-    case "run.spend":
+    case "run.spend_updated":
       return { ...view, spend: { tokens: event.payload.tokens, usd: event.payload.usd, ...(event.payload.budget ? { budget: event.payload.budget } : {}) } };
     case "run.completed":
       return segmentCompleted(view, event);
