@@ -43,6 +43,7 @@ export async function buildSqliteStore(options: { events?: number } = {}): Promi
     await writeAgents(store, bus, now);
     await writeDaemons(store, now);
     await writeConversations(store, now);
+    await writeCluster(store, now);
     await writeAccounts(store, bus, join(dir, "home"), now);
   } catch (err) {
     await store.close();
@@ -134,6 +135,18 @@ async function writeConversations(store: Store, now: number): Promise<void> {
     await tx
       .insert(conversations)
       .values({ id: "conv_2", fromAgentId: "agent_full", toAgentId: "agent_live", initiativeId: "i", phaseId: "p", taskId: "t", question: "Port?", answer: "8080", status: "answered", createdAt: now, updatedAt: now + 1 });
+  });
+}
+
+/** The cluster's rows (a server, its leases, a command) and a prepared run, as the cluster and runs code write them. */
+async function writeCluster(store: Store, now: number): Promise<void> {
+  const { servers, leases, serverCommands, preparedRuns } = store.t;
+  await store.tx(async (tx) => {
+    await tx.insert(servers).values({ id: "srv_1", url: "http://127.0.0.1:7422", hostname: "host-é", pid: 4242, version: "0.1.0", startedAt: now, heartbeatAt: now + 2_000, stoppedAt: null });
+    await tx.insert(leases).values({ kind: "run", entityId: "run_live", serverId: "srv_1", epoch: 3, expiresAt: now + 10_000 });
+    await tx.insert(leases).values({ kind: "daemon", entityId: "daemon_1", serverId: "srv_1", epoch: 1, expiresAt: now + 10_000 });
+    await tx.insert(serverCommands).values({ id: "cmd_1", serverId: "srv_1", fromServerId: "srv_2", op: "run.steer", payload: JSON.stringify({ runId: "run_live", text: AWKWARD_JSON }), status: "done", result: null, createdAt: now, doneAt: now + 5 });
+    await tx.insert(preparedRuns).values({ runId: "run_prepared", input: JSON.stringify({ strategyPath: "/s/demo.yaml", cwd: "/w", modelOverride: AWKWARD }), serverId: "srv_1", createdAt: now });
   });
 }
 
