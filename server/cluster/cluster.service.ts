@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import type { Sql } from "postgres";
 import { PgStore } from "../db/pg/pg-store";
 import type { Store } from "../db/store";
+import { processAlive } from "../lib/process-alive";
 import type { Logger } from "../log";
 import { CommandBus, type CommandSignals } from "./commands";
 import { LEASE_RENEW_MS, LeaseBook, type LeaseKind } from "./leases";
@@ -28,15 +29,6 @@ export function serverIdOf(home: string): string {
   const id = randomUUID();
   writeFileSync(file, `${id}\n`, { mode: 0o600 });
   return id;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function pgSignals(sql: Sql): CommandSignals {

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import postgres from "postgres";
+import { processAlive } from "../lib/process-alive";
 
 /**
  * Test support: a fresh PostgreSQL database per test file. The server comes from
@@ -171,7 +172,7 @@ async function sweepAbandoned(adminUrl: string): Promise<void> {
     const rows = await sql<Array<{ datname: string }>>`SELECT datname FROM pg_database WHERE datname LIKE 'switchyard\\_test\\_%'`;
     for (const { datname } of rows) {
       const pid = Number(/^switchyard_test_(\d+)_/.exec(datname)?.[1]);
-      if (!Number.isInteger(pid) || alive(pid)) continue;
+      if (!Number.isInteger(pid) || processAlive(pid)) continue;
       await sql.unsafe(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => undefined);
     }
   } finally {
@@ -179,14 +180,6 @@ async function sweepAbandoned(adminUrl: string): Promise<void> {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** Debian's server binaries, newest major version first. */
 export function pgBinDirs(root = "/usr/lib/postgresql"): string[] {
