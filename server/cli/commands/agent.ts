@@ -34,6 +34,15 @@ function answer(value: string, previous: Record<string, string> | undefined): Re
   return { ...previous, [value.slice(0, i)]: value.slice(i + 1) };
 }
 
+
+/** The events that end `yard agent logs -f`, and how the last line names the agent's state. */
+const FOLLOW_ENDS: Record<string, string> = {
+  "agent.went_idle": "idle",
+  "agent.questions_asked": "waiting",
+  "agent.stopped": "stopped",
+  "agent.crashed": "crashed",
+  "agent.deleted": "deleted",
+};
 export function registerAgent(program: Command, cli: Cli): void {
   const agent = program.command("agent").description("CLI coding agents (Claude Code, Codex, Gemini...), each in its own git worktree");
   examples(agent, 'yard agent spawn --provider claude --repo ~/code/app --prompt "Fix the failing test"', "yard agent list");
@@ -224,9 +233,9 @@ async function followLogs(cli: Cli, client: SwitchyardClient, agentId: string, o
         onData: ({ data }) => {
           write(outputText(data.lines.filter((l) => l.line >= next), shown));
           for (const l of data.lines) next = Math.max(next, l.line + 1);
-          const end = data.events.find((e) => ["agent.went_idle", "agent.questions_asked", "agent.stopped", "agent.crashed", "agent.deleted"].includes(e.type));
+          const end = data.events.find((e) => e.type in FOLLOW_ENDS);
           if (end) {
-            cli.note(`agent ${end.type.slice("agent.".length)}`);
+            cli.note(`agent ${FOLLOW_ENDS[end.type]}`);
             sub.unsubscribe();
             resolve(0);
           }
