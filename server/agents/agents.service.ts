@@ -23,7 +23,7 @@ import { AgentViews, type AgentFilter } from "./agent-views";
 import { AgentRunner } from "./agent-runner";
 import { AgentWorkspaces } from "./agent-workspaces";
 import { generateAlias } from "./aliases";
-import { repoRootOf } from "./git";
+import { git, repoRootOf } from "./git";
 import { LocalAgentHost } from "./local-host";
 import type { MergeResult, MergeStrategy } from "../../shared/agents";
 import { buildPrompt } from "./prompts";
@@ -331,6 +331,8 @@ export class AgentsService {
     const taken = () => new DomainError("ALIAS_TAKEN", `The alias "${wanted}" is in use`, { kind: "CONFLICT" });
     if (wanted && (await this.records.aliasTaken(wanted))) throw taken();
     const inUse = wanted ? new Set<string>() : await this.records.aliases();
+    // an alias whose branch the repository still has (an agent deleted with its branch kept) is taken too
+    if (!wanted) for (const a of await switchyardBranches(row.repo)) inUse.add(a);
     for (;;) {
       const alias = wanted ?? generateAlias((a) => inUse.has(a) || existsSync(join(worktreesDir, a)));
       if (await this.records.insertNew({ ...row, alias, workspacePath: join(worktreesDir, alias) })) return alias;
@@ -346,4 +348,16 @@ export class AgentsService {
       if (!this.closed) throw err;
     }
   }
+}
+
+/** The aliases of the `switchyard/<alias>` branches a repository holds (none when it is not a repository yet). */
+async function switchyardBranches(repo: string | null | undefined): Promise<string[]> {
+  if (!repo) return [];
+  const root = await repoRootOf(repo);
+  if (!root) return [];
+  const refs = await git(["for-each-ref", "--format=%(refname)", "refs/heads/switchyard/"], { cwd: root }).catch(() => "");
+  return refs
+    .split("\n")
+    .map((r) => r.trim().slice("refs/heads/switchyard/".length))
+    .filter((a) => a.length > 0);
 }

@@ -182,7 +182,8 @@ describe("with SWITCHYARD_AGENT_AUTOCOMMIT=off", () => {
     expect(kept.workspaceRemoved).toBe(false);
     expect(readFileSync(join(kept.workspacePath, "scratch.txt"), "utf8")).toBe("keep me\n");
     expect((await eventsOfIn(off, a.id)).filter((e) => e.type === "agent.resumed")).toHaveLength(1);
-    expect((await eventsOfIn(off, a.id)).find((e) => e.type === "worktree.kept")?.payload).toMatchObject({ dirty: ["scratch.txt"] });
+    // the warning is on the row; its event may commit a moment later (PostgreSQL under load)
+    await expect.poll(async () => (await eventsOfIn(off, a.id)).find((e) => e.type === "worktree.kept")?.payload, { timeout: 10_000 }).toMatchObject({ dirty: ["scratch.txt"] });
 
     // a human commits it and merges: the sweep then measures and removes the merged, clean worktree
     git(kept.workspacePath, "add", "-A");
