@@ -452,7 +452,7 @@ export class AgentRunner {
     const reattached: string[] = [];
     const finished: string[] = [];
     for (const row of await this.ctx.records.all()) {
-      if (opts.takeover && (!LIVE_STATUSES.includes(row.status) || this.live.has(row.id))) continue;
+      if (opts.takeover && (!LIVE_STATUSES.includes(row.status) || this.live.has(row.id) || this.finishing.has(row.id))) continue;
       // another server of the database watches it (its lease is live)
       if (LIVE_STATUSES.includes(row.status) && !this.live.has(row.id) && !(await this.ctx.claim(row.id, { takeover: opts.takeover }))) continue;
       // its approval requests died with the server that held them open

@@ -43,9 +43,10 @@ export class LeaseBook {
   }
 
   /** Take the lease if it is free, expired or ours from before; its new epoch, or undefined when another server holds it. */
-  async acquire(kind: LeaseKind, id: string, opts: { takeover?: boolean } = {}): Promise<number | undefined> {
+  async acquire(kind: LeaseKind, id: string, opts: { takeover?: boolean; skipHeld?: boolean } = {}): Promise<number | undefined> {
     const mine = this.held.get(key(kind, id));
-    if (mine) return mine.epoch;
+    // a scan never takes what this server already holds: it is running (or ending) here
+    if (mine) return opts.skipHeld || opts.takeover ? undefined : mine.epoch;
     const { leases } = this.store.t;
     const now = this.now();
     const free = or(lt(leases.expiresAt, now), eq(leases.serverId, this.serverId));

@@ -335,7 +335,7 @@ export class DaemonsService {
     const failed: string[] = [];
     for (const row of rows) {
       if (this.closing || this.runtimes.get(row.id)?.status === "running") continue;
-      if (this.deps.cluster && (await this.deps.cluster.leases.acquire("daemon", row.id)) === undefined) continue;
+      if (this.deps.cluster && (await this.deps.cluster.leases.acquire("daemon", row.id, { skipHeld: true })) === undefined) continue;
       try {
         await this.resume({ id: row.id });
         resumed.push(row.id);

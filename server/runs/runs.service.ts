@@ -414,7 +414,7 @@ export class RunsService {
         const here = this.active.get(row.id);
         if (here?.status === "running" && !this.lost.has(row.id)) return false;
         if (this.closing || !cluster) return !this.closing;
-        if ((await cluster.leases.acquire("run", row.id)) === undefined) return false;
+        if ((await cluster.leases.acquire("run", row.id, { skipHeld: true })) === undefined) return false;
         this.lost.delete(row.id);
         return true;
       },
