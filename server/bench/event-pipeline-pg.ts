@@ -3,10 +3,9 @@ import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
 import { removeHome, tempHome } from "../testing/server-harness";
 import { startHelper, type Helper } from "./bench-server";
-import { latency, throughput, trpcStream, type Mode, type Side } from "./event-pipeline";
+import { latency, throughputs, trpcStream, type Mode, type Side } from "./event-pipeline";
 import { adopt, measured, processesNamed, waitIdle } from "./load";
-import { interleave } from "./rounds";
-import { fmt, median, type BenchRow, type Count } from "./table";
+import { fmt, type BenchRow } from "./table";
 
 /**
  * The event pipeline on PostgreSQL, across servers: N small events published inside Switchyard
@@ -61,16 +60,7 @@ export async function benchEventPipelinePg(options: { events?: number; latencySe
     const bare: Side = { helper: writer, url: readerUrl, streamUrl: (mode) => `${readerUrl}/sse?mode=${mode}` };
     const settle = async () => (options.quick ? true : waitIdle(helpers.map((h) => h.pid)));
 
-    const results = {} as Record<Mode, { ours: number; bare: number; count: Count }>;
-    for (const mode of modes) {
-      const r = await interleave({ rounds, settle, warmup: rounds > 1, limit: () => throughput(bare, mode, n), measured: () => throughput(ours, mode, n) });
-      const all = [...r.warm.limit, ...r.warm.measured, ...r.limit, ...r.measured].map((x) => x.count);
-      results[mode] = {
-        ours: median(r.measured.map((x) => x.rate)),
-        bare: median(r.limit.map((x) => x.rate)),
-        count: { unit: "events", sent: all.reduce((s, c) => s + c.sent, 0), arrived: all.reduce((s, c) => s + c.arrived, 0) },
-      };
-    }
+    const results = await throughputs({ ours, bare, modes, rounds, n, settle });
     const lat = {} as Record<Mode, Awaited<ReturnType<typeof latency>>>;
     for (const mode of modes) {
       await settle();

@@ -62,6 +62,24 @@ async function lastIdOf(helper: Helper): Promise<{ lastId: number }> {
   return helper.next<{ lastId: number }>();
 }
 
+/**
+ * Throughput of each mode, limit and measured side interleaved `rounds` times: the medians, and
+ * what arrived over every round (warm-up included) against what was sent.
+ */
+export async function throughputs(o: { ours: Side; bare: Side; modes: readonly Mode[]; rounds: number; n: number; settle: () => Promise<unknown> }): Promise<Record<Mode, { ours: number; bare: number; count: Count }>> {
+  const results = {} as Record<Mode, { ours: number; bare: number; count: Count }>;
+  for (const mode of o.modes) {
+    const r = await interleave({ rounds: o.rounds, settle: o.settle, warmup: o.rounds > 1, limit: () => throughput(o.bare, mode, o.n), measured: () => throughput(o.ours, mode, o.n) });
+    const all = [...r.warm.limit, ...r.warm.measured, ...r.limit, ...r.measured].map((x) => x.count);
+    results[mode] = {
+      ours: median(r.measured.map((x) => x.rate)),
+      bare: median(r.limit.map((x) => x.rate)),
+      count: { unit: "events", sent: all.reduce((s, c) => s + c.sent, 0), arrived: all.reduce((s, c) => s + c.arrived, 0) },
+    };
+  }
+  return results;
+}
+
 export const trpcStream = (base: string) => (mode: Mode, afterId: number) =>
   `${base}/trpc/${mode === "batch" ? "events.onEventBatch" : "events.onEvent"}?input=${encodeURIComponent(JSON.stringify({ lastEventId: String(afterId) }))}`;
 
@@ -82,16 +100,7 @@ export async function benchEventPipeline(options: { events?: number; latencySeco
     const bare: Side = { helper: bareHelper, url: bareUrl, streamUrl: (mode) => `${bareUrl}/sse?mode=${mode}` };
     const settle = () => waitIdle([ourHelper.pid, bareHelper.pid]);
 
-    const results = {} as Record<Mode, { ours: number; bare: number; count: Count }>;
-    for (const mode of ["batch", "event"] as const) {
-      const r = await interleave({ rounds, settle, warmup: rounds > 1, limit: () => throughput(bare, mode, n), measured: () => throughput(ours, mode, n) });
-      const all = [...r.warm.limit, ...r.warm.measured, ...r.limit, ...r.measured].map((x) => x.count);
-      results[mode] = {
-        ours: median(r.measured.map((x) => x.rate)),
-        bare: median(r.limit.map((x) => x.rate)),
-        count: { unit: "events", sent: all.reduce((s, c) => s + c.sent, 0), arrived: all.reduce((s, c) => s + c.arrived, 0) },
-      };
-    }
+    const results = await throughputs({ ours, bare, modes: ["batch", "event"], rounds, n, settle });
     const lat = {} as Record<Mode, Awaited<ReturnType<typeof latency>>>;
     for (const mode of ["batch", "event"] as const) {
       await settle();
