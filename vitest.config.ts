@@ -30,8 +30,9 @@ export const SQLITE_ONLY = [
   "server/db/retention.int.test.ts",
   "server/cli/yard-db-prune.int.test.ts",
   "server/events/pg-events.int.test.ts",
-  // the npm package and the bundle: no store of their own
+  // the npm package and the bundle, the git endpoint on a bare Fastify app: no store of their own
   "server/package/**",
+  "server/git-http/**",
   "server/bench/**",
 ];
 
