@@ -360,6 +360,17 @@ describe("git smart HTTP", () => {
     expect(garbage.status).toBe(400);
   });
 
+  it("hands a gzip upload-pack body and the Git-Protocol header to http-backend (a v2 ls-refs)", async () => {
+    const res = await fetch(`${url()}/git-upload-pack`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKENS.good}`, "content-type": "application/x-git-upload-pack-request", "content-encoding": "gzip", "git-protocol": "version=2" },
+      body: gzipSync(Buffer.concat([pktLine("command=ls-refs\n"), pktLine("object-format=sha1\n"), Buffer.from("0001"), pktLine("ref-prefix refs/heads/main\n"), FLUSH_PKT])),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/x-git-upload-pack-result");
+    expect(pktLines(Buffer.from(await res.arrayBuffer()))).toEqual([`${await ok(["rev-parse", "main"], src)} refs/heads/main\n`, "flush"]);
+  });
+
   it("a 20 MB binary file round-trips: a clone of a repository holding it, a push of a commit adding another", async () => {
     // streaming itself is proven in cgi.test.ts and push-commands.test.ts (each side is read
     // before the other end has finished); here: the bytes arrive whole, both ways
