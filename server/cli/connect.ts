@@ -1,4 +1,4 @@
-import { createSwitchyardClient, defaultUrl, type SwitchyardClient } from "../client";
+import { createSwitchyardClient, type SwitchyardClient } from "../client";
 import { httpFetch } from "./http-fetch";
 
 /**
@@ -6,8 +6,6 @@ import { httpFetch } from "./http-fetch";
  * (`yard --help`, `completion`, `start` never load tRPC): queries and mutations over node:http
  * (http-fetch.ts), subscriptions over SSE as every client has them.
  */
-export { defaultUrl };
-
 export function connect(url: string, token: string | undefined): SwitchyardClient {
   return createSwitchyardClient({ url, token, fetch: httpFetch });
 }

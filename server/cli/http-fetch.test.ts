@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpFetch } from "./http-fetch";
+import { getJson, httpFetch } from "./http-fetch";
 
 /** The CLI's fetch over node:http answers as the global fetch does, for what tRPC's links use. */
 describe("httpFetch", () => {
@@ -67,5 +67,44 @@ describe("httpFetch", () => {
     setTimeout(() => ac.abort(), 20);
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     await expect(httpFetch(base, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+  });
+});
+
+/** `yard health`'s request: GET a plain JSON route with the token; a refusal carries the server's message. */
+describe("getJson", () => {
+  let server: Server;
+  let base: string;
+  let authorization: string | undefined;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      authorization = req.headers.authorization;
+      if (req.url === "/refused") return void res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "UNAUTHORIZED", message: "Authentication required" }));
+      if (req.url === "/plain") return void res.writeHead(502, "Bad Gateway").end("upstream down");
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("the JSON body, the token sent as a bearer (none without one)", async () => {
+    expect(await getJson(`${base}/health`, "tok")).toEqual({ status: "ok" });
+    expect(authorization).toBe("Bearer tok");
+    await getJson(`${base}/health`, undefined);
+    expect(authorization).toBeUndefined();
+  });
+
+  it("a refusal is an error with the server's message; an answer without JSON names the status", async () => {
+    await expect(getJson(`${base}/refused`, "wrong")).rejects.toThrow(/^Authentication required$/);
+    await expect(getJson(`${base}/plain`, undefined)).rejects.toThrow(`${base}/plain answered 502 Bad Gateway with no JSON`);
+  });
+
+  it("an unreachable server fails as fetch does (so yard explains it)", async () => {
+    await expect(getJson("http://127.0.0.1:9/health", undefined)).rejects.toMatchObject({ message: "fetch failed", cause: { code: "ECONNREFUSED" } });
   });
 });

@@ -82,3 +82,21 @@ export async function httpFetch(input: string | URL | { url: string }, init: Htt
     req.end(body);
   });
 }
+
+/**
+ * GET a plain JSON route of the server (`/health`) with its token. A refusal (401, 403...) is an
+ * error carrying the server's message ({error, message}, as the request guard answers).
+ */
+export async function getJson(url: string, token: string | undefined): Promise<unknown> {
+  const res = await httpFetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`${url} answered ${res.status} ${res.statusText} with no JSON`);
+  }
+  if (res.ok) return body;
+  const message = typeof body === "object" && body !== null && "message" in body && typeof body.message === "string" ? body.message : `${res.status} ${res.statusText}`;
+  throw new Error(message);
+}

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Command } from "commander";
+import { CommanderError, type Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../paths";
 import { capturedIo, commandPaths, yard } from "../testing/cli-harness";
 import { Cli } from "./commands/common";
+import { COMMAND_NAMES } from "./commands/index";
 import { createProgram } from "./program";
 
 /**
@@ -24,6 +25,30 @@ describe("the command tree", () => {
     expect(sub("agent").sort()).toEqual(["approvals", "approve", "cleanup", "delete", "deny", "diff", "get", "list", "logs", "merge", "message", "resume", "spawn", "stop", "sweep"]);
     expect(sub("daemon").sort()).toEqual(["delete", "list", "resume", "snapshot", "spawn", "stop", "trigger"]);
     expect(sub("account").sort()).toEqual(["add", "list", "remove", "reset"]);
+  });
+});
+
+/** `yard <args>` on the whole tree, as `yard --help` builds it (runYard builds only the group a command line names). */
+async function onWholeTree(args: string[]): Promise<{ out: string; err: string }> {
+  const io = capturedIo();
+  try {
+    await createProgram(new Cli(io)).parseAsync(args, { from: "user" });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+  }
+  return io.result();
+}
+
+describe("building only the named command's group", () => {
+  it("knows every top-level command of the tree, in its order", () => {
+    expect(program.commands.map((c) => c.name())).toEqual(COMMAND_NAMES);
+  });
+
+  it.each(paths.map((p) => ({ path: p.join(" "), args: p })))("yard $path: --help and a wrong option read as on the whole tree", async ({ args }) => {
+    for (const line of [[...args, "--help"], [...args, "--no-such-option"]]) {
+      const { out, err } = await yard(line);
+      expect({ out, err }).toEqual(await onWholeTree(line));
+    }
   });
 });
 

@@ -6,9 +6,11 @@ import { CLI_VERSION } from "./version";
 
 /**
  * The `yard` command tree (commander). Help, usage errors, `--version` and shell completion all
- * come from this one tree: a command added to commands/ is in all of them.
+ * come from this one tree: a command added to commands/ is in all of them. `command`: the command
+ * about to run (the first word of the command line); its group alone is built when it names one
+ * (registerCommands), the whole tree otherwise.
  */
-export function createProgram(cli: Cli): Command {
+export function createProgram(cli: Cli, command?: string): Command {
   const { io } = cli;
   const program = new Command("yard");
   // set before the subcommands are made: `.command()` copies these to each of them
@@ -30,7 +32,7 @@ export function createProgram(cli: Cli): Command {
       getOutHasColors: () => colorsOn(io.stdout, io.env),
       getErrHasColors: () => colorsOn(io.stderr, io.env),
     });
-  registerCommands(program, cli);
+  registerCommands(program, cli, command);
   addConnectionOptions(program);
   program.addHelpText(
     "after",
@@ -50,7 +52,7 @@ Examples:
 /** Run `yard <argv>`; resolves with the exit code (undefined: keep running, as `yard start` does). */
 export async function runYard(argv: string[], io: Io = processIo()): Promise<number | undefined> {
   const cli = new Cli(io);
-  const program = createProgram(cli);
+  const program = createProgram(cli, argv[0]);
   try {
     await program.parseAsync(argv, { from: "user" });
     return cli.exitCode;

@@ -1,8 +1,10 @@
 import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, type TRPCClient } from "@trpc/client";
 import { EventSource as EventSourcePonyfill } from "eventsource";
 import type { AppRouter } from "../trpc/router";
+import { defaultUrl } from "./default-url";
 
 export type { AppRouter };
+export { defaultUrl };
 
 export type ClientOptions = {
   /** Server base URL, e.g. http://127.0.0.1:7422 (default: SWITCHYARD_URL, then that). */
@@ -14,12 +16,6 @@ export type ClientOptions = {
 };
 
 export type SwitchyardClient = TRPCClient<AppRouter>;
-
-export function defaultUrl(env: Record<string, string | undefined> = process.env): string {
-  if (env.SWITCHYARD_URL) return env.SWITCHYARD_URL.replace(/\/+$/, "");
-  const host = env.SWITCHYARD_HOST && !["0.0.0.0", "::"].includes(env.SWITCHYARD_HOST) ? env.SWITCHYARD_HOST : "127.0.0.1";
-  return `http://${host.includes(":") ? `[${host}]` : host}:${env.SWITCHYARD_PORT || "7422"}`;
-}
 
 /**
  * The typed client for scripts: queries and mutations over batched HTTP, subscriptions over SSE

@@ -6,6 +6,7 @@ import { claudeProvider } from "./claude";
 import { codexProvider } from "./codex";
 import { fakeProvider } from "./fake";
 import { accountProviders, getProvider, listProviders, PROVIDERS } from "./index";
+import { PROVIDER_NAMES } from "../../../shared/provider-names";
 import type { AccountCredentials } from "./types";
 
 /** What each adapter knows beyond its command line: tools in permission terms, approvals, accounts. */
@@ -92,5 +93,12 @@ describe("accounts", () => {
     expect(await codexProvider.accounts!.copySession(from, join(tmp, "to-codex"), id)).toBe(2);
     expect(existsSync(join(tmp, "to-codex", "sessions", "2030", "01", "01", `rollout-2030-01-01T00-00-00-${id}.jsonl`))).toBe(true);
     expect(existsSync(join(tmp, "to-codex", "other.jsonl"))).toBe(false);
+  });
+});
+
+describe("the providers' names", () => {
+  it("shared/provider-names.ts (what `yard agent spawn --help` lists) names every adapter, in order", () => {
+    expect(Object.keys(PROVIDERS)).toEqual([...PROVIDER_NAMES]);
+    expect(listProviders().map((p) => p.name)).toEqual([...PROVIDER_NAMES]);
   });
 });

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { AgentInfo } from "../../../shared/agents";
+import { PROVIDER_NAMES } from "../../../shared/provider-names";
 import { AGENT_STATUS_LABELS } from "../../../shared/status-labels";
-import { listProviders } from "../../agents/providers";
 import type { SwitchyardClient } from "../../client";
 import { plural } from "../io";
 import { registerAgentBranch } from "./agent-branch";
@@ -53,7 +53,7 @@ function spawn(agent: Command, cli: Cli): void {
   const cmd = agent
     .command("spawn")
     .description("start an agent on a task, in a new worktree on branch switchyard/<alias>")
-    .addOption(required("--provider <name>", `the agent CLI: ${listProviders().map((p) => p.name).join(", ")} (fake: the demo, no key needed)`))
+    .addOption(required("--provider <name>", `the agent CLI: ${PROVIDER_NAMES.join(", ")} (fake: the demo, no key needed)`))
     .addOption(required("--prompt <text>", "the task"))
     .option("--repo <dir>", "the git repository to work on (default: this directory)")
     .option("--init", "make --repo a git repository first when it is a plain folder")

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { SwitchyardClient } from "../../client";
+import { defaultUrl } from "../../client/default-url";
 import { colorsOn, styleFor, type Io, type Style } from "../io";
 
 /**
@@ -37,25 +38,30 @@ export class Cli {
     return this.io.stdout.isTTY && this.io.stdout.columns ? this.io.stdout.columns : 80;
   }
 
-  /**
-   * The server a command names: its --url / --token, else SWITCHYARD_URL / SWITCHYARD_TOKEN.
-   * Async: the client module (tRPC) is loaded by the commands that talk to a server, when they run.
-   */
-  async connection(cmd: Command): Promise<{ url: string; token: string | undefined }> {
+  /** The server a command names: its --url / --token, else SWITCHYARD_URL / SWITCHYARD_TOKEN. */
+  connection(cmd: Command): { url: string; token: string | undefined } {
     const value = (flag: string) => {
       const option = cmd.options.find((o) => o.long === flag && CONNECTION.has(o));
       return option ? (cmd.getOptionValue(option.attributeName()) as string | undefined) : undefined;
     };
-    const url = value("--url") ?? (await import("../connect")).defaultUrl(this.io.env);
+    const url = value("--url") ?? defaultUrl(this.io.env);
     return { url: url.replace(/\/+$/, ""), token: value("--token") ?? (this.io.env.SWITCHYARD_TOKEN || undefined) };
   }
 
-  /** The typed client of the server the command names. */
+  /** The typed client of the server the command names; the client module (tRPC) is loaded here, by the commands that use it. */
   async client(cmd: Command): Promise<SwitchyardClient> {
-    const { url, token } = await this.connection(cmd);
+    const { url, token } = this.connection(cmd);
     this.url = url;
     const { connect } = await import("../connect");
     return connect(url, token);
+  }
+
+  /** A plain JSON route of that server (`GET /health`), for a command that needs no tRPC client. */
+  async getJson(cmd: Command, path: string): Promise<unknown> {
+    const { url, token } = this.connection(cmd);
+    this.url = url;
+    const { getJson } = await import("../http-fetch");
+    return await getJson(`${url}${path}`, token);
   }
 }
 

@@ -39,7 +39,7 @@ export function registerDoctor(program: Command, cli: Cli): void {
     .command("doctor")
     .description("check what Switchyard needs (Node, git, agent CLIs and their keys, data dir, port...) and how to fix each")
     .action(async (opts: { json?: boolean }, self: Command) => {
-      const { url, token } = await cli.connection(self);
+      const { url, token } = cli.connection(self);
       // loaded here, not with every command: the checks read the config (zod) and the providers
       const [{ runDoctor }, { REPO_ROOT }] = await Promise.all([import("../doctor"), import("../../paths")]);
       const report = await runDoctor({

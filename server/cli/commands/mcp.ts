@@ -10,7 +10,7 @@ export function registerMcp(program: Command, cli: Cli): void {
       // loaded here, not with every command: the MCP SDK is only for this one
       const { runStdioMcp } = await import("../../mcp/stdio");
       // stdout carries the protocol: nothing else may be printed there
-      await runStdioMcp({ ...(await cli.connection(self)), ...(opts.agentId ? { agentId: opts.agentId } : {}) });
+      await runStdioMcp({ ...(cli.connection(self)), ...(opts.agentId ? { agentId: opts.agentId } : {}) });
     });
   examples(cmd, "claude mcp add switchyard -- yard mcp", "yard mcp --url http://127.0.0.1:7422 --token $SWITCHYARD_TOKEN");
 }

@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import type { BusEvent } from "../../../shared/events";
 import type { PendingRequest } from "../../../shared/runs";
@@ -12,6 +11,8 @@ import { examples, jsonOption, required, type Cli } from "./common";
  */
 export async function followRun(client: SwitchyardClient, runId: string, afterId: number, out: { write(s: string): unknown } = process.stdout, json = false): Promise<number> {
   const interactive = !json && (process.stdin.isTTY ?? false);
+  // loaded when a run is followed: this file is in the CLI's entry, which every `yard` command loads
+  const { createInterface } = await import("node:readline/promises");
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: interactive });
   let lastAgent = "";
   let atLineStart = true;
