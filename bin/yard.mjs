@@ -2,30 +2,32 @@
 // The `yard` CLI.
 // - An installed package (no TypeScript sources beside this file) always runs the built
 //   `dist/yard.mjs`; it never builds and never loads tsx.
-// - In a clone it runs `dist/yard.mjs` when that is newer than the TypeScript sources (one plain
-//   Node process: quick to start, small in memory), and the sources through tsx otherwise.
+// - In a clone it runs `dist/yard.mjs` when that is newer than the TypeScript sources it was built
+//   from (one plain Node process: quick to start, small in memory), and the sources through tsx
+//   otherwise.
 //   `yard start --build-if-needed` (what `npm start` runs) builds the bundle first.
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
 const bundle = join(root, "dist", "yard.mjs");
 const sources = join(root, "server", "cli", "main.ts");
 
-function newest(dir) {
-  let t = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) t = Math.max(t, newest(p));
-    else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")) t = Math.max(t, statSync(p).mtimeMs);
-  }
-  return t;
-}
-
+/**
+ * The bundle is fresh when none of the sources it was built from (listed beside it by
+ * scripts/build.mjs, `yard.inputs.json`) nor package.json is newer than it or gone: one stat each,
+ * no walk of server/ and shared/ (a source that none of them imports is not in the bundle).
+ */
 function bundleIsFresh() {
-  if (!existsSync(bundle)) return false;
-  const newestSource = Math.max(newest(join(root, "server")), newest(join(root, "shared")), statSync(join(root, "package.json")).mtimeMs);
-  return statSync(bundle).mtimeMs >= newestSource;
+  let inputs;
+  try {
+    inputs = JSON.parse(readFileSync(join(root, "dist", "yard.inputs.json"), "utf8"));
+  } catch {
+    return false; // no list: built by an older build script, or not built
+  }
+  const built = statSync(bundle, { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined) return false;
+  return [...inputs, "package.json"].every((p) => (statSync(join(root, p), { throwIfNoEntry: false })?.mtimeMs ?? Infinity) <= built);
 }
 
 async function buildBundle() {

@@ -6,7 +6,8 @@
 //                            such as `yard health` or `yard ask` load no Fastify, SQLite or AI SDK
 //   dist/client/index.js     the typed client (`<package>/client`), its declarations in dist/types/client.d.ts
 // `node scripts/build.mjs cli` builds only the CLI (what bin/yard.mjs does when the sources changed);
-// `--outdir <dir>` puts it elsewhere (it must stay under the package root, which it finds upwards).
+// `--outdir <dir>` puts it elsewhere (it must stay under the package root, which it finds upwards);
+// `--metafile <file>` writes esbuild's metafile there (which sources each chunk holds).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -27,20 +28,23 @@ const esbuildOptions = {
 };
 
 /**
- * The packages of the typed client, bundled into the CLI instead of loaded from node_modules: the
- * tRPC client (with the parts of @trpc/server it imports, tree-shaken) and the EventSource
- * ponyfill. Node resolves, reads and compiles ~25 files for them at every `yard` command that
- * talks to a server; bundled they are a few KiB of one chunk. The server's own imports of
- * @trpc/server stay external, so the server runs the package as installed.
+ * Packages bundled into the CLI instead of loaded from node_modules, because every `yard` command
+ * loads them:
+ * - commander: CommonJS, so importing it from ESM runs Node's CJS export scanner (cjs-module-lexer)
+ *   and the CJS loader over its six files, ~8 ms of CPU at every start; bundled it is plain code
+ *   in the entry. Its `require("node:events")`... go through the `require` of BANNER.
+ * - the typed client (of the commands that talk to a server): the tRPC client (with the parts of
+ *   @trpc/server it imports, tree-shaken) and the EventSource ponyfill, ~25 files otherwise.
+ * The server's own imports of @trpc/server stay external, so the server runs the package as installed.
  */
-const CLIENT_PACKAGES = ["@trpc/client", "eventsource", "eventsource-parser"];
+const BUNDLED_PACKAGES = ["commander", "@trpc/client", "eventsource", "eventsource-parser"];
 const inPackage = (path, name) => path === name || path.startsWith(`${name}/`);
 
-const bundleClientPackages = {
-  name: "bundle-client-packages",
+const bundlePackages = {
+  name: "bundle-cli-packages",
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (CLIENT_PACKAGES.some((name) => inPackage(args.path, name))) return undefined;
+      if (BUNDLED_PACKAGES.some((name) => inPackage(args.path, name))) return undefined;
       const fromClient = /[\\/]node_modules[\\/]@trpc[\\/]client[\\/]/.test(args.importer);
       if (fromClient && inPackage(args.path, "@trpc/server")) return undefined;
       return { path: args.path, external: true };
@@ -48,19 +52,23 @@ const bundleClientPackages = {
   },
 };
 
+/** A `require` for the CommonJS bundled into ESM chunks (commander requires Node's built-ins). */
+const BANNER = 'import { createRequire as __yardCreateRequire } from "node:module";\nconst require = __yardCreateRequire(import.meta.url);';
+
 /**
  * The CLI bundle: dist/yard.mjs plus its chunks. `splitting` keeps each dynamic import (the
  * server in `yard start`, the MCP server in `yard mcp`, the copier in `yard db copy`, the client
  * of commands that talk to a server) in its own chunk, so their static imports are not hoisted
  * into the entry.
  */
-export async function buildCli(outdir = dist) {
+export async function buildCli(outdir = dist, { metafile } = {}) {
   const { build } = await import("esbuild");
   const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const { packages: _external, ...options } = esbuildOptions;
   const result = await build({
     ...options,
-    plugins: [bundleClientPackages],
+    plugins: [bundlePackages],
+    banner: { js: BANNER },
     entryPoints: { yard: join(root, "server", "cli", "main.ts") },
     // `yard --version` without reading package.json at every start (server/cli/version.ts)
     define: { __YARD_VERSION__: JSON.stringify(version) },
@@ -75,6 +83,19 @@ export async function buildCli(outdir = dist) {
   const written = new Set(Object.keys(result.metafile.outputs).map((p) => join(root, p)));
   const chunks = join(outdir, "chunks");
   for (const f of readdirSync(chunks)) if (!written.has(join(chunks, f))) rmSync(join(chunks, f), { force: true });
+  writeFileSync(join(outdir, CLI_INPUTS), `${JSON.stringify(cliInputs(result.metafile))}\n`);
+  if (metafile) writeFileSync(metafile, JSON.stringify(result.metafile));
+}
+
+/**
+ * Beside the bundle (not in the package): the sources it was built from, relative to the root.
+ * In a clone, bin/yard.mjs runs the bundle when none of them is newer than it or gone: a stat of
+ * each, instead of walking server/ and shared/ at every `yard` command.
+ */
+export const CLI_INPUTS = "yard.inputs.json";
+
+function cliInputs(metafile) {
+  return Object.keys(metafile.inputs).filter((p) => !p.startsWith("node_modules/") && !p.includes(":")).sort();
 }
 
 /** The typed client as a small module of its own: `import { createSwitchyardClient } from "<package>/client"`. */
@@ -216,12 +237,15 @@ function size(path) {
 }
 
 async function main(args) {
-  const at = args.indexOf("--outdir");
-  const outdir = at >= 0 ? resolve(args[at + 1] ?? "") : dist;
-  const what = at >= 0 ? args.filter((_, i) => i !== at && i !== at + 1) : args;
+  const flags = {};
+  const what = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--outdir" || args[i] === "--metafile") flags[args[i].slice(2)] = resolve(args[++i] ?? "");
+    else what.push(args[i]);
+  }
   const steps = {
     web: buildWeb,
-    cli: () => buildCli(outdir),
+    cli: () => buildCli(flags.outdir ?? dist, { metafile: flags.metafile }),
     client: buildClient,
     types: buildTypes,
   };

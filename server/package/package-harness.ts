@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** Test support for the package tests: commands, a free port, a server child, the module log. */
 
@@ -53,6 +54,18 @@ export function recordingEnv(log: string, env: NodeJS.ProcessEnv): NodeJS.Proces
 /** The module URLs a recorded process resolved. */
 export function loadedModules(log: string): string[] {
   return existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
+}
+
+/**
+ * The sources (paths relative to `root`, as esbuild's metafile names them: `server/cli/io.ts`,
+ * `node_modules/commander/index.js`) held by the bundle files among the loaded modules: what a
+ * command of the built CLI ran, module by module, although the bundle joins them into chunks.
+ */
+export function bundledSources(metafile: string, root: string, modules: string[]): string[] {
+  const { outputs } = JSON.parse(readFileSync(metafile, "utf8")) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const loaded = new Set(modules.filter((url) => url.startsWith("file:")).map((url) => relative(root, fileURLToPath(url))));
+  const sources = Object.entries(outputs).flatMap(([file, output]) => (loaded.has(file) ? Object.keys(output.inputs) : []));
+  return [...new Set(sources)].sort();
 }
 
 /** Which of `packages` appear among the loaded modules (as a node_modules/<name>/ path). */
