@@ -38,3 +38,21 @@ export const EmitInput = z
   })
   .strict();
 export type EmitInput = z.infer<typeof EmitInput>;
+
+/**
+ * Keyset paging of a list (runs.list, agents.list): `limit` rows at most (omitted: every row),
+ * newest first, after `cursor` (the `nextCursor` of the page before; omitted or null: the first
+ * page). A cursor names the last row shown (its sort key and id), not a position, so rows added
+ * meanwhile shift nothing: the next page starts right after that row, without a repeat or a gap.
+ * It is opaque: pass it back as it came, with the same filters.
+ */
+export const PageInput = {
+  limit: z.number().int().min(1).max(1000).optional(),
+  cursor: z.string().min(1).max(500).nullish(),
+  /** Sent by tRPC's infinite queries (useInfiniteQuery); pages only go forward, so it changes nothing. */
+  direction: z.enum(["forward", "backward"]).optional(),
+};
+
+/** One page of a list; `nextCursor` is null on the last one. */
+export const ListPage = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+export type ListPage<T> = { items: T[]; nextCursor: string | null };

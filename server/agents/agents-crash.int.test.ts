@@ -66,6 +66,6 @@ describe("agents across a kill -9 of the server", () => {
       expect(out.totalLines).toBe(LINES + 2);
     }
     const running = await client.agents.list.query({ status: ["starting", "running"] });
-    expect(running).toEqual([]);
+    expect(running).toEqual({ items: [], nextCursor: null });
   });
 });

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { AgentStatus } from "../../shared/statuses";
 import { ApprovalStatus, MergeStrategy, SpawnAgentInput } from "../../shared/agents";
 import type { BusEvent } from "../../shared/events";
+import { PageInput } from "../../shared/api";
+import type { Context } from "../trpc/context";
 import { publicProcedure, router } from "../trpc/init";
 
 /** An agent's id or alias: procedures resolve it with `ctx.agents.resolveId` and answer with canonical ids. */
@@ -13,7 +15,19 @@ export const AgentsInput = {
   ref: z.object({ agentId }).strict(),
   /** `cascade`: the agents it spawned (and theirs) are stopped too. */
   stop: z.object({ agentId, cascade: z.boolean().default(false) }).strict(),
-  list: z.object({ status: z.array(AgentStatus).optional(), taskId: z.string().optional(), phaseId: z.string().optional() }).strict().default({}),
+  list: z
+    .object({
+      /** Only agents in these statuses (or, with `needsYou`, needing a human). */
+      status: z.array(AgentStatus).optional(),
+      /** Only agents waiting for a human: questions asked or a tool approval pending (or, with `status`, in those statuses). */
+      needsYou: z.boolean().optional(),
+      taskId: z.string().optional(),
+      phaseId: z.string().optional(),
+      ...PageInput,
+    })
+    .strict()
+    .default({}),
+  counts: z.object({ taskId: z.string().optional(), phaseId: z.string().optional() }).strict().default({}),
   delete: z.object({ agentId, force: z.boolean().default(false) }).strict(),
   resume: z.object({ agentId, answers: z.record(z.string(), z.string()) }).strict(),
   message: z.object({ agentId, text: z.string().min(1) }).strict(),
@@ -34,6 +48,12 @@ export const AgentsInput = {
   onOutput: z.object({ agentId, lastEventId, format: z.enum(["events", "raw", "both"]).default("events") }).strict(),
 };
 
+/** What an agent's token may list: its family (a human's: everyone). */
+async function familyFilter(ctx: Context): Promise<{ ids?: string[] }> {
+  if (ctx.principal?.kind !== "agent") return {};
+  return { ids: [...(await ctx.agents.familyOf(ctx.principal.agentId))] };
+}
+
 const isAgentEvent = (e: BusEvent) => e.type.startsWith("agent.") || e.type.startsWith("worktree.");
 
 /** CLI coding agents over tRPC. */
@@ -41,12 +61,13 @@ export const agentsRouter = router({
   providers: publicProcedure.query(({ ctx }) => ctx.agents.providers()),
   // spawned with an agent's token: that agent's child
   spawn: publicProcedure.input(SpawnAgentInput).mutation(({ input, ctx }) => ctx.agents.spawn(input, ctx.principal?.kind === "agent" ? { parentAgentId: ctx.principal.agentId } : {})),
+  /** A page of agents, newest first: `{ items, nextCursor }` (keyset paging, see PageInput); an agent's token sees its family only. */
   list: publicProcedure.input(AgentsInput.list).query(async ({ input, ctx }) => {
-    const all = await ctx.agents.list(input);
-    if (ctx.principal?.kind !== "agent") return all;
-    const family = await ctx.agents.familyOf(ctx.principal.agentId);
-    return all.filter((a) => family.has(a.id));
+    const { limit, cursor, direction: _direction, ...filter } = input;
+    return ctx.agents.list({ ...filter, ...(await familyFilter(ctx)) }, { limit, cursor });
   }),
+  /** How many agents in all, per status and needing a human, without reading them (an agent's token: its family's). */
+  counts: publicProcedure.input(AgentsInput.counts).query(async ({ input, ctx }) => ctx.agents.counts({ ...input, ...(await familyFilter(ctx)) })),
   get: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.get(input.agentId)),
   stop: publicProcedure.input(AgentsInput.stop).mutation(({ input, ctx }) => ctx.agents.stop(input.agentId, { cascade: input.cascade })),
   delete: publicProcedure.input(AgentsInput.delete).mutation(async ({ input, ctx }) => {

@@ -2,6 +2,7 @@ import type { Cluster } from "../cluster/cluster.service";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SpawnAgentInput, type AgentGrant, type AgentInfo } from "../../shared/agents";
+import type { ListPage } from "../../shared/api";
 import type { EventPayload, EventType } from "../../shared/events";
 import type { AccountsService } from "../accounts/accounts.service";
 import { uuidv7 } from "../lib/uuidv7";
@@ -98,7 +99,7 @@ export class AgentsService {
     this.runner = new AgentRunner(this.ctx, this.out, { secret: this.secrets.mint, serverUrl: opts.serverUrl, pollMs: opts.pollMs ?? 500 });
     this.workspaces = new AgentWorkspaces(this.ctx, this.out, (row, prompt, kind) => this.runner.resumeWith(row, prompt, kind));
     this.runner.useWorkspaces(this.workspaces);
-    this.views = new AgentViews(this.records, this.approvals, this.messages, opts.accounts);
+    this.views = new AgentViews(opts.store, this.records, this.approvals, this.messages, opts.accounts);
     this.trees = new AgentTrees(this.records, this.views, opts.config);
     this.followUps = new AgentFollowUps(this.ctx, this.out, this.runner, this.workspaces);
     opts.accounts?.onAvailable((provider) => this.runner.wakeWaiting(provider));
@@ -128,8 +129,14 @@ export class AgentsService {
     return this.runner.liveCount;
   }
 
-  list(filter: AgentFilter = {}): Promise<AgentInfo[]> {
-    return this.views.list(filter);
+  /** A page of agents, newest first (`{ items, nextCursor }`; no `limit`: all of them). */
+  list(filter: AgentFilter = {}, page: { limit?: number; cursor?: string | null } = {}): Promise<ListPage<AgentInfo>> {
+    return this.views.list(filter, page);
+  }
+
+  /** How many agents the filter keeps: in all, per status, and needing a human. */
+  counts(filter: Omit<AgentFilter, "status" | "needsYou"> = {}) {
+    return this.views.counts(filter);
   }
 
   /** The agent's usage plus that of every agent it spawned, and theirs (a strategy step's spend). */

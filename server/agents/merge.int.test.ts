@@ -145,7 +145,7 @@ describe("merging again", () => {
       expect(count(`${before}..main`)).toBe(strategy === "squash" ? 1 : 2);
       const merged = await w.t.client.agents.get.query({ agentId: a.id });
       expect(merged.merge).toMatchObject({ into: "main", strategy, commit: first.commit, head: first.head });
-      expect((await w.t.client.agents.list.query({})).find((x) => x.id === a.id)?.merge?.commit).toBe(first.commit);
+      expect((await w.t.client.agents.list.query({})).items.find((x) => x.id === a.id)?.merge?.commit).toBe(first.commit);
       expect((await w.t.client.agents.changes.query({ agentId: a.id })).commitsSinceMerge).toBe(0);
 
       // again, by any strategy: nothing changes

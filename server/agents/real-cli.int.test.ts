@@ -299,7 +299,7 @@ describe("real Claude Code with the switchyard MCP server it gets at spawn", () 
       const child = await w.t.client.agents.get.query({ agentId: childId });
       expect(child).toMatchObject({ parentAgentId: parent.id, status: "idle", result: "the helper's answer is 42", repoPath: parent.repoPath });
       // the dashboard's tree (AgentFamily, the Agents list grouped by tree) reads agents.list: the child sits under the parent
-      const listed = await w.t.client.agents.list.query({});
+      const listed = (await w.t.client.agents.list.query({})).items;
       expect(listed.find((a) => a.id === childId)?.parentAgentId).toBe(parent.id);
       expect(listed.find((a) => a.id === parent.id)?.parentAgentId).toBeNull();
       // the token is in a file only the agent's user reads, never in argv

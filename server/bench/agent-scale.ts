@@ -71,10 +71,10 @@ export async function benchAgentScale(options: { agents?: number; rate?: number;
       const cpuBefore = cpuTicks(pid);
       const t0 = performance.now();
       // one listing every 500 ms (polling each agent would be the load measured)
-      let list = (await api.agents.list.query({})).filter((a) => ids.has(a.id));
+      let list = (await api.agents.list.query({})).items.filter((a) => ids.has(a.id));
       while (list.some((a) => a.status === "running" || a.status === "starting") && performance.now() - t0 < (seconds + 120) * 1000) {
         await new Promise((r) => setTimeout(r, 500));
-        list = (await api.agents.list.query({})).filter((a) => ids.has(a.id));
+        list = (await api.agents.list.query({})).items.filter((a) => ids.has(a.id));
       }
       const elapsed = (performance.now() - t0) / 1000;
       await new Promise((r) => setTimeout(r, 500));

@@ -112,7 +112,7 @@ describe("an agent blocked on a tool approval needs you", () => {
     const [approval] = await until("a pending approval", () => pendingOf(a.id), (l) => l.length === 1);
     const blocked = await w.t.client.agents.get.query({ agentId: a.id });
     expect(blocked).toMatchObject({ status: "running", needsYou: true, pendingApprovals: 1 });
-    expect((await w.t.client.agents.list.query({})).find((x) => x.id === a.id)).toMatchObject({ status: "running", needsYou: true, pendingApprovals: 1 });
+    expect((await w.t.client.agents.list.query({})).items.find((x) => x.id === a.id)).toMatchObject({ status: "running", needsYou: true, pendingApprovals: 1 });
     expect(await listed("needy-otter")).toBe("Needs you");
     expect(await listed("needy-otter", ["--status", "needs_you"])).toBeDefined();
     expect(await listed("needy-otter", ["--status", "needs-you"])).toBeDefined();

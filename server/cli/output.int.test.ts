@@ -77,7 +77,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // agents outlive the server (detached): none is left running, even after a failure
-  for (const a of (await t?.client.agents.list.query({}).catch(() => [])) ?? []) {
+  for (const a of (await t?.client.agents.list.query({}).then((p) => p.items, () => [])) ?? []) {
     if (a.status === "starting" || a.status === "running") await t.client.agents.stop.mutate({ agentId: a.id }).catch(() => undefined);
   }
   await t?.stop();

@@ -68,7 +68,7 @@ describe("conversations", () => {
   });
 
   it("rejects an ask without exactly one target, and an unknown task", async () => {
-    const someone = (await w.t.client.agents.list.query({}))[0]!;
+    const someone = (await w.t.client.agents.list.query({})).items[0]!;
     await expect(w.t.client.conversations.ask.mutate({ fromAgentId: someone.id, question: "?" })).rejects.toThrow(/exactly one/);
     await expect(w.t.client.conversations.ask.mutate({ fromAgentId: someone.id, question: "?", taskId: "nobody" })).rejects.toThrow(/No agent works on task "nobody"/);
   });

@@ -40,7 +40,7 @@ export class ConversationsService {
     if (input.toAgentId === HUMAN) return HUMAN;
     if (input.toAgentId) return await this.agents.resolveId(input.toAgentId);
     const label = input.taskId ? { taskId: input.taskId } : { phaseId: input.phaseId! };
-    const candidates = (await this.agents.list(label)).filter((a) => a.id !== input.fromAgentId);
+    const candidates = (await this.agents.list(label)).items.filter((a) => a.id !== input.fromAgentId);
     for (const status of LIVE_FIRST) {
       const hit = candidates.find((a) => a.status === status);
       if (hit) return hit.id;

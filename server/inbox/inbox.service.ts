@@ -29,17 +29,21 @@ export async function inboxItems(agents: AgentsService, runs: RunsService, conve
   // a CLI step's questions and approvals are its run's requests: listed once, as those
   const viaRun = new Set(open.map((r) => `${r.runId}|${r.request.agentName}`));
   const isRunStep = (a: { phaseId: string | null; taskId: string | null }) => !!a.phaseId && !!a.taskId && viaRun.has(`${a.phaseId}|${a.taskId}`);
-  const all = await agents.list();
-  for (const a of all.filter((x) => x.status === "waiting_for_input" && !isRunStep(x))) {
+  // the agents waiting for a human (questions, approvals), not every agent: the inbox is read on every page
+  const needing = (await agents.list({ needsYou: true })).items;
+  for (const a of needing.filter((x) => x.status === "waiting_for_input" && !isRunStep(x))) {
     items.push({ kind: "agent_question", id: `questions:${a.id}`, agentId: a.id, alias: a.alias, questions: a.pendingQuestions, createdAt: a.finishedAt ?? a.updatedAt });
   }
-  const aliases = new Map(all.map((a) => [a.id, a.alias]));
-  const stepAgents = new Set(all.filter(isRunStep).map((a) => a.id));
+  const aliases = new Map(needing.map((a) => [a.id, a.alias]));
+  const stepAgents = new Set(needing.filter(isRunStep).map((a) => a.id));
   for (const ap of await agents.approvals.list({ status: "pending" })) {
     if (stepAgents.has(ap.agentId)) continue;
     items.push({ kind: "agent_approval", id: ap.id, agentId: ap.agentId, alias: aliases.get(ap.agentId) ?? ap.agentId, toolName: ap.toolName, input: ap.input, createdAt: ap.createdAt });
   }
-  for (const c of await conversations.pending(HUMAN)) {
+  const asking = await conversations.pending(HUMAN);
+  const unnamed = [...new Set(asking.map((c) => c.fromAgentId).filter((id) => !aliases.has(id)))];
+  if (unnamed.length > 0) for (const a of (await agents.list({ ids: unnamed })).items) aliases.set(a.id, a.alias);
+  for (const c of asking) {
     items.push({ kind: "conversation", id: c.id, fromAgentId: c.fromAgentId, alias: aliases.get(c.fromAgentId) ?? c.fromAgentId, question: c.question, createdAt: c.createdAt });
   }
   for (const r of open) {

@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => undefined);
   // every agent done before its home goes
-  for (const agent of (await w?.t.client.agents.list.query()) ?? []) await waitForAgent(w.t.client, agent.id).catch(() => undefined);
+  for (const agent of (await w?.t.client.agents.list.query())?.items ?? []) await waitForAgent(w.t.client, agent.id).catch(() => undefined);
   await w?.stop();
 });
 
@@ -41,7 +41,7 @@ async function speakingFor(agent: Pick<AgentInfo, "id">): Promise<Client> {
 }
 
 async function childrenOf(agentId: string): Promise<string[]> {
-  return (await w.t.client.agents.list.query({})).filter((a) => a.parentAgentId === agentId).map((a) => a.id);
+  return (await w.t.client.agents.list.query({})).items.filter((a) => a.parentAgentId === agentId).map((a) => a.id);
 }
 
 describe("agent trees over an agent's own MCP endpoint", () => {

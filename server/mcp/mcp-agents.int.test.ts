@@ -51,10 +51,11 @@ describe.each(["http", "stdio"] as const)("agent and conversation tools over %s"
     expect(await call(client, waitTool, { agentId: spawned.agent.id, timeoutSeconds: 120 })).toMatchObject({ status: "idle" });
 
     const listed = await call(client, listAgents, { taskId: `task-${transport}` });
-    expect(listed).toMatchObject({ total: 1, nextOffset: null, agents: [{ id: spawned.agent.id, status: "idle" }] });
+    expect(listed).toMatchObject({ total: 1, nextCursor: null, agents: [{ id: spawned.agent.id, status: "idle" }] });
     const paged = await call(client, listAgents, { limit: 1 });
     expect(paged.agents).toHaveLength(1);
-    expect(paged.nextOffset).toBe(paged.total > 1 ? 1 : null);
+    expect(paged.nextCursor === null).toBe(paged.total === 1);
+    if (paged.nextCursor) expect((await call(client, listAgents, { limit: 1, cursor: paged.nextCursor })).agents[0]?.id).not.toBe(paged.agents[0]!.id);
 
     // the output: the tail, a range, a kind filter
     const tail = await call(client, agentOutput, { agentId: spawned.agent.id });

@@ -151,7 +151,7 @@ describe("an agent's token subscribes to what it may read, and nothing else", ()
     const tokenFile = join(a.workspacePath, ".switchyard", "token");
     await until("the agent's token", () => readQuiet(tokenFile).length > 10);
     const agentToken = readQuiet(tokenFile);
-    const run = (await w.t.client.runs.list.query({}))[0]!;
+    const run = (await w.t.client.runs.list.query({})).items[0]!;
     // a child it spawns with its own token is its family: its log is readable, so subscribable
     const child = await createSwitchyardClient({ url: w.t.url, token: agentToken }).agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: fakeAgentPrompt("child", [{ hang: true }]) });
 

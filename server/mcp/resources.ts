@@ -20,7 +20,7 @@ const LOG_PAGE = 200;
 export function registerResources(server: McpServer, ctx: ToolContext): void {
   const timeline = { title: "A run's timeline", description: "The events of a strategy run, oldest first, 500 a page (streamed text deltas left out); ?after=<nextAfter> reads on.", mimeType: "application/json" };
   const listRuns = async () => ({
-    resources: (await unlessForbidden(() => ctx.yard.runs.list.query({}), [])).slice(0, 20).map((r) => ({ uri: `switchyard://runs/${r.runId}/timeline`, name: `Run ${r.strategyName} ${r.runId.slice(0, 8)} (${r.status})`, mimeType: "application/json" })),
+    resources: (await unlessForbidden(async () => (await ctx.yard.runs.list.query({ limit: 20 })).items, [])).map((r) => ({ uri: `switchyard://runs/${r.runId}/timeline`, name: `Run ${r.strategyName} ${r.runId.slice(0, 8)} (${r.status})`, mimeType: "application/json" })),
   });
   // the SDK's templates match a {?query} only when it is there: the first page and the next ones are two templates
   server.registerResource("run-timeline", new ResourceTemplate("switchyard://runs/{runId}/timeline", { list: listRuns }), timeline, (uri, vars) => read(() => readTimeline(ctx, uri, one(vars.runId), "")));
@@ -30,7 +30,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
 
   const log = { title: "An agent's log", description: "A coding agent's output, one event a line, 200 lines a page (the last ones, or ?from=<line>).", mimeType: "text/plain" };
   const listAgents = async () => ({
-    resources: (await ctx.yard.agents.list.query({})).slice(0, 20).map((a) => ({ uri: `switchyard://agents/${a.id}/log`, name: `Agent ${a.alias} (${a.provider}, ${a.status})`, mimeType: "text/plain" })),
+    resources: (await ctx.yard.agents.list.query({ limit: 20 })).items.map((a) => ({ uri: `switchyard://agents/${a.id}/log`, name: `Agent ${a.alias} (${a.provider}, ${a.status})`, mimeType: "text/plain" })),
   });
   server.registerResource("agent-log", new ResourceTemplate("switchyard://agents/{agentId}/log", { list: listAgents }), log, (uri, vars) => read(() => readLog(ctx, uri, one(vars.agentId), "")));
   server.registerResource("agent-log-page", new ResourceTemplate("switchyard://agents/{agentId}/log{?from}", { list: undefined }), log, (uri, vars) => read(() => readLog(ctx, uri, one(vars.agentId), one(vars.from))));

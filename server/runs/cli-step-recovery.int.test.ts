@@ -59,7 +59,7 @@ async function runThroughRestart(signal: "SIGKILL" | "SIGTERM", tag: string) {
   expect([...spawned]).toEqual([cli!.agentId]); // re-attached, never spawned twice
   const completed = events.filter((e) => e.type === "run.completed").at(-1)!.payload as { result?: string };
   expect(completed.result).toContain(`${tag} finished while the server was away`);
-  expect(await client.agents.list.query({ status: ["starting", "running"] })).toEqual([]);
+  expect(await client.agents.list.query({ status: ["starting", "running"] })).toEqual({ items: [], nextCursor: null });
 }
 
 describe("a CLI step across a server restart", () => {

@@ -298,7 +298,7 @@ describe("CLI agents as strategy steps", () => {
     const spend = (await runEvents(runId)).filter((e) => e.type === "run.spend_updated").map((e) => (e.payload as { tokens: number }).tokens);
     expect(spend).toEqual([20, 40, 60]);
     // priced by the table: claude-sonnet-4* at $3 / $15 per million, 30 tokens in and 30 out
-    const listed = (await t.client.runs.list.query({})).find((r) => r.runId === runId);
+    const listed = (await t.client.runs.list.query({})).items.find((r) => r.runId === runId);
     expect(listed?.costUsd).toBeCloseTo((30 * 3 + 30 * 15) / 1e6, 8);
   });
 
@@ -317,7 +317,7 @@ describe("CLI agents as strategy steps", () => {
     const events = await runEvents(runId);
     const parentId = (events.find((e) => e.type === "run.cli_agent_started")?.payload as { agentId: string }).agentId;
     const parent = await t.client.agents.get.query({ agentId: parentId });
-    const helpers = (await t.client.agents.list.query()).filter((a) => a.parentAgentId === parentId);
+    const helpers = (await t.client.agents.list.query()).items.filter((a) => a.parentAgentId === parentId);
     expect(helpers).toHaveLength(1);
     const helper = await t.client.agents.get.query({ agentId: helpers[0]!.id });
     expect(helper.usage.inputTokens).toBeGreaterThan(0);

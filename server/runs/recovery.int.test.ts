@@ -68,7 +68,7 @@ describe("restart recovery", () => {
     const interrupted = await client.runs.get.query({ runId: longId });
     expect(interrupted.status).toBe("error");
     expect(interrupted.error?.code).toBe("INTERRUPTED");
-    const listed = await client.runs.list.query({ cwd });
+    const listed = (await client.runs.list.query({ cwd })).items;
     expect(listed.filter((r) => r.status === "running").map((r) => r.runId)).toEqual([waitId]);
 
     // the waiting one: same request, still answerable

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { BusEvent } from "../../shared/events";
 import type { RunError, Usage } from "../../shared/runs";
 import type { RunStatus } from "../../shared/statuses";
@@ -109,13 +109,6 @@ export class RunLifecycle {
   row(runId: string, db: Pick<TxDb, "select"> = this.store.read): Promise<RunRow | undefined> {
     const { runs } = this.store.t;
     return first(db.select().from(runs).where(eq(runs.id, runId)));
-  }
-
-  /** Newest first, optionally of one working directory. */
-  rows(cwd?: string): Promise<RunRow[]> {
-    const { runs } = this.store.t;
-    const q = this.store.read.select().from(runs);
-    return (cwd ? q.where(eq(runs.cwd, cwd)) : q).orderBy(desc(runs.startedAt));
   }
 
   /** Rows whose latest segment was running when the server last stopped (or still runs). */

@@ -1,6 +1,8 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
+import { PageInput } from "../../shared/api";
 import { PermissionDecision } from "../../shared/runs";
+import { RunStatus } from "../../shared/statuses";
 import { publicProcedure, router } from "../trpc/init";
 
 const runId = z.string().min(1);
@@ -29,7 +31,18 @@ export const RunsInput = {
   updatePolicy: z
     .object({ runId, tool: z.string().optional(), mode: z.enum(["read", "write"]), allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional(), default: z.enum(["allow", "deny", "ask"]).optional() })
     .strict(),
-  list: z.object({ cwd: z.string().optional() }).strict().default({}),
+  list: z
+    .object({
+      cwd: z.string().optional(),
+      /** Only runs in these statuses. */
+      status: z.array(RunStatus).min(1).optional(),
+      /** Only runs whose strategy name, strategy path or directory contains this (any case). */
+      q: z.string().max(200).optional(),
+      ...PageInput,
+    })
+    .strict()
+    .default({}),
+  counts: z.object({ cwd: z.string().optional(), q: z.string().max(200).optional() }).strict().default({}),
   timeline: z.object({ runId, afterId: z.number().int().nonnegative().default(0), limit: z.number().int().min(1).max(5000).default(1000) }).strict(),
   onEvents: z.object({ runId, lastEventId: z.string().regex(/^\d+$/).nullish() }).strict(),
 };
@@ -65,7 +78,13 @@ export const runsRouter = router({
     const { runId: id, ...change } = input;
     return { policies: await ctx.runs.updatePolicy(id, change) };
   }),
-  list: publicProcedure.input(RunsInput.list).query(({ input, ctx }) => ctx.runs.list(input)),
+  /** A page of runs, newest first: `{ items, nextCursor }` (keyset paging, see PageInput). */
+  list: publicProcedure.input(RunsInput.list).query(({ input, ctx }) => {
+    const { limit, cursor, direction: _direction, ...filter } = input;
+    return ctx.runs.list(filter, { limit, cursor });
+  }),
+  /** How many runs in all and per status, without reading them (the list's status filters). */
+  counts: publicProcedure.input(RunsInput.counts).query(({ input, ctx }) => ctx.runs.counts(input)),
   get: publicProcedure.input(RunsInput.runId).query(({ input, ctx }) => ctx.runs.get(input.runId)),
   timeline: publicProcedure.input(RunsInput.timeline).query(async ({ input, ctx }) => ({ events: await ctx.runs.timeline(input.runId, input.afterId, input.limit), lastId: ctx.bus.lastId })),
   /** The run's events: its stored timeline after lastEventId, then live (replays, unlike /ws). */

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
+import type { ListPage } from "../../shared/api";
 import type { BusEvent } from "../../shared/events";
 import type { PendingRequest, PermissionDecision, RunSummary } from "../../shared/runs";
 import type { Cluster } from "../cluster/cluster.service";
@@ -15,6 +16,7 @@ import { GlobError } from "../tools/globs";
 import { callAgent, type AgentCallDeps } from "./agent-call";
 import { FlowExecutor } from "./flow-executor";
 import { RunLifecycle, type RunEnd } from "./run-lifecycle";
+import { RunListing, type RunFilter } from "./run-listing";
 import { recoverRuns } from "./run-recovery";
 import { inMemorySummary, runDetail, runSummary } from "./run-views";
 import { RunCancelledError, RunState, type RunConfig, type PolicyPort } from "./run-state";
@@ -49,6 +51,7 @@ const KEEP_FINISHED = 100;
 export class RunsService {
   private readonly active = new Map<string, RunState>();
   private readonly lifecycle: RunLifecycle;
+  private readonly listing: RunListing;
   /** Runs another server took over (their lease was lost): stopped here, nothing more written. */
   private readonly lost = new Set<string>();
   /** Runs between start/continue and their run.started (a second start meanwhile is refused). */
@@ -59,6 +62,7 @@ export class RunsService {
 
   constructor(private readonly deps: RunsDeps) {
     const cluster = deps.cluster;
+    this.listing = new RunListing(deps.store);
     this.lifecycle = new RunLifecycle(deps.store, deps.bus, cluster ? (tx, runId) => cluster.leases.fence(tx, "run", runId) : undefined);
     if (cluster) this.serveCommands(cluster);
   }
@@ -336,8 +340,19 @@ export class RunsService {
     return policies;
   }
 
-  async list(filter: { cwd?: string } = {}): Promise<RunSummary[]> {
-    return (await this.lifecycle.rows(filter.cwd ? resolve(filter.cwd) : undefined)).map((row) => runSummary(row, this.active.get(row.id)));
+  /** A page of the runs, newest first (keyset: `cursor` is the `nextCursor` of the page before; no `limit`: all of them). */
+  async list(filter: RunFilter = {}, page: { limit?: number; cursor?: string | null } = {}): Promise<ListPage<RunSummary>> {
+    const { rows, nextCursor } = await this.listing.page(this.resolved(filter), page.limit, page.cursor);
+    return { items: rows.map((row) => runSummary(row, this.active.get(row.id))), nextCursor };
+  }
+
+  /** How many runs the filter keeps, in all and per status (what the list's status filters show). */
+  counts(filter: Omit<RunFilter, "status"> = {}) {
+    return this.listing.counts(this.resolved(filter));
+  }
+
+  private resolved<F extends { cwd?: string }>(filter: F): F {
+    return filter.cwd ? { ...filter, cwd: resolve(filter.cwd) } : filter;
   }
 
   /** Runs held in memory, as list_strategies reports them. */

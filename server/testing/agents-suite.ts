@@ -31,12 +31,12 @@ export function agentsSuite(agentHost: "local" | "loopback"): void {
       const plain = mkdtempSync(join(tmpdir(), "switchyard-plain-"));
       try {
         writeFileSync(join(plain, "idea.md"), "an idea\n");
-        const before = (await w.t.client.agents.list.query()).length;
+        const before = (await w.t.client.agents.list.query()).items.length;
         const err = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: plain, prompt: fakeAgentPrompt("x", [{ done: "x" }]) }).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(TRPCClientError);
         expect((err as TRPCClientError<never>).data).toMatchObject({ appCode: "REPO_NOT_GIT" });
         expect((err as Error).message).toContain(plain);
-        expect((await w.t.client.agents.list.query()).length).toBe(before);
+        expect((await w.t.client.agents.list.query()).items.length).toBe(before);
         expect(existsSync(join(plain, ".git"))).toBe(false);
 
         const agent = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: plain, init: true, prompt: fakeAgentPrompt("read", [{ bash: "cat idea.md" }, { done: "read it" }]) });

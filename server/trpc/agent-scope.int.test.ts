@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // every agent done before its home goes
-  for (const agent of (await human?.agents.list.query()) ?? []) await waitForAgent(human, agent.id).catch(() => undefined);
+  for (const agent of (await human?.agents.list.query())?.items ?? []) await waitForAgent(human, agent.id).catch(() => undefined);
   await w?.stop();
 });
 
@@ -53,7 +53,7 @@ describe("an agent's token", () => {
     // a child: the parent's repo by default, recorded as its child
     const child = await a.agents.spawn.mutate({ provider: "fake", prompt: quick("child") });
     expect(child).toMatchObject({ parentAgentId: parent.id, repoPath: parent.repoPath });
-    expect((await a.agents.list.query()).map((x) => x.id).sort()).toEqual([parent.id, child.id].sort());
+    expect((await a.agents.list.query()).items.map((x) => x.id).sort()).toEqual([parent.id, child.id].sort());
     await waitForAgent(human, child.id);
     expect((await a.agents.changes.query({ agentId: child.alias })).files).toEqual([]);
 
@@ -163,7 +163,7 @@ describe("an agent's token", () => {
     const escalation = await refusal(as(plain.id).agents.spawn.mutate({ provider: "fake", prompt: quick("sneaky"), grants: ["daemons"] }));
     expect(escalation).toMatchObject({ code: "FORBIDDEN", appCode: "AGENT_FORBIDDEN" });
     expect(escalation.message).toMatch(/only what it was granted/);
-    expect((await human.agents.list.query()).filter((a) => a.parentAgentId === plain.id)).toEqual([]);
+    expect((await human.agents.list.query()).items.filter((a) => a.parentAgentId === plain.id)).toEqual([]);
     expect(await refusal(human.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: quick("x"), grants: ["accounts" as never] }))).toMatchObject({ code: "BAD_REQUEST" });
     await human.daemons.stop.mutate({ id: d.id });
   });

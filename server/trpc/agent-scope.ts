@@ -50,6 +50,8 @@ export const AGENT_RULES: Record<string, Rule> = {
   "agents.spawn": "allow",
   // the router lists only its family
   "agents.list": "allow",
+  // counted over its family, as agents.list lists it
+  "agents.counts": "allow",
   "agents.get": family,
   "agents.stop": family,
   "agents.delete": family,
@@ -88,6 +90,7 @@ export const AGENT_RULES: Record<string, Rule> = {
   "runs.respond": "deny",
   "runs.updatePolicy": "deny",
   "runs.list": "deny",
+  "runs.counts": "deny",
   "runs.get": "deny",
   "runs.timeline": "deny",
   "runs.onEvents": "deny",

@@ -101,7 +101,7 @@ async function handle(m: ClientMessage, socket: WebSocket, ctx: Ctx): Promise<vo
     case "list_runs":
       return reply(socket, {
         type: "run_list",
-        runs: (await runs.list({ cwd: m.cwd })).map((r) => ({ runId: r.runId, cwd: r.cwd, strategyName: r.strategyName, strategyPath: r.strategyPath, startedAt: r.startedAt, completedAt: r.completedAt, status: r.status })),
+        runs: (await runs.list({ cwd: m.cwd })).items.map((r) => ({ runId: r.runId, cwd: r.cwd, strategyName: r.strategyName, strategyPath: r.strategyPath, startedAt: r.startedAt, completedAt: r.completedAt, status: r.status })),
       }, rid);
     case "list_strategies":
       return reply(socket, { type: "strategy_list", runs: runs.listInMemory() }, rid);

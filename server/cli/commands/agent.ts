@@ -2,11 +2,12 @@ import { InvalidArgumentError, Option, type Command } from "commander";
 import type { AgentInfo } from "../../../shared/agents";
 import { PROVIDER_NAMES } from "../../../shared/provider-names";
 import { AGENT_STATUS_LABELS } from "../../../shared/status-labels";
+import type { AgentStatus } from "../../../shared/statuses";
 import type { SwitchyardClient } from "../../client";
 import { plural } from "../io";
 import { registerAgentBranch } from "./agent-branch";
 import { AGENT, AGENT_HELP, agentLine, agentsTable, approvalsTable, describeAgent, outputText, spawnedText } from "./agent-format";
-import { collect, examples, jsonOption, required, wholeNumber, type Cli } from "./common";
+import { collect, examples, jsonOption, limitOptions, LIST_LIMIT, listRows, moreHint, required, wholeNumber, type Cli } from "./common";
 
 const LIVE = new Set(["starting", "running"]);
 
@@ -92,20 +93,30 @@ function spawn(agent: Command, cli: Cli): void {
 function list(agent: Command, cli: Cli): void {
   const cmd = agent
     .command("list")
-    .description('agents, newest first, their status as the dashboard shows it ("Needs you" while one waits for your answers or a tool approval)')
+    .description(`agents, newest first (the last ${LIST_LIMIT} unless --limit or --all), their status as the dashboard shows it ("Needs you" while one waits for your answers or a tool approval)`)
     .option("--status <status>", "only agents in this status, as listed (done, needs-you...) or stored (idle, needs_you...); repeatable", collect)
-    .action(async (opts: { status?: string[]; json?: boolean }, self: Command) => {
+    .action(async (opts: { status?: string[]; json?: boolean; limit?: number; all?: boolean }, self: Command) => {
       const client = await cli.client(self);
-      // "needs_you" is derived, not stored: filtered here
+      // "needs_you" is derived, not stored: the server keeps an agent in one of the statuses or needing you
       const wanted = (opts.status ?? []).map(storedStatus);
-      const stored = wanted.filter((s) => s !== "needs_you");
-      const all = await client.agents.list.query(wanted.length > 0 && stored.length === wanted.length ? { status: stored as never } : {});
-      const agents = wanted.length === stored.length ? all : all.filter((a) => a.needsYou || stored.includes(a.status));
-      if (opts.json) return cli.json(agents);
+      const stored = wanted.filter((s) => s !== "needs_you") as AgentStatus[];
+      const needsYou = stored.length < wanted.length;
+      const filter = { ...(stored.length > 0 ? { status: stored } : {}), ...(needsYou ? { needsYou } : {}) };
+      const { items: agents, more } = await listRows((page) => client.agents.list.query({ ...filter, ...page }), opts);
+      const hint = async () => {
+        if (!more) return;
+        const counts = await client.agents.counts.query({});
+        // "needs you" overlaps the statuses: its count adds up only alone
+        const total = wanted.length === 0 ? counts.total : !needsYou ? stored.reduce((sum, s) => sum + (counts.byStatus[s] ?? 0), 0) : stored.length === 0 ? counts.needsYou : undefined;
+        cli.note(moreHint("agents", total === undefined ? undefined : total - agents.length));
+      };
+      if (opts.json) return (cli.json(agents), await hint());
       cli.print(agentsTable(agents, { width: cli.width, style: cli.style }));
+      await hint();
     });
   jsonOption(cmd);
-  examples(cmd, "yard agent list", "yard agent list --status needs_you --status running --json");
+  limitOptions(cmd, "agents");
+  examples(cmd, "yard agent list", "yard agent list --limit 200", "yard agent list --status needs_you --status running --all --json");
 }
 
 /** A `--status` value as the stored status (or needs_you): "Done" and "done" are idle, "needs-you" is needs_you. */
@@ -258,7 +269,8 @@ function approvals(agent: Command, cli: Cli): void {
       const client = await cli.client(self);
       const pending = await client.agents.approvals.query({ agentId: ref, status: "pending" });
       if (opts.json) return cli.json(pending);
-      const aliases = new Map((await client.agents.list.query({})).map((a) => [a.id, a.alias]));
+      // an agent with an approval pending needs you: those are the names to know
+      const aliases = new Map((await client.agents.list.query({ needsYou: true })).items.map((a) => [a.id, a.alias]));
       cli.print(approvalsTable(pending, (id) => aliases.get(id) ?? id, { width: cli.width, style: cli.style }));
     });
   jsonOption(cmd);

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
+import type { ListPage } from "../../../shared/api";
 import type { SwitchyardClient } from "../../client";
 import { defaultUrl } from "../../client/default-url";
 import { colorsOn, styleFor, type Io, type Style } from "../io";
@@ -141,4 +142,43 @@ export function checkRequired(_program: Command, action: Command): void {
       action.error(`error: required option '${option.flags}' not specified`, { code: "commander.missingMandatoryOptionValue" });
     }
   }
+}
+
+/** How many rows a listing command shows without --limit or --all. */
+export const LIST_LIMIT = 50;
+
+/** A whole-number option value of 1 or more. */
+export function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number of 1 or more");
+  return n;
+}
+
+/** `--limit` and `--all` on a command that lists `noun` (plural), newest first. */
+export function limitOptions(cmd: Command, noun: string): Command {
+  return cmd.option("--limit <n>", `show the newest <n> ${noun} (default ${LIST_LIMIT})`, positiveNumber).option("--all", `show all the ${noun} (read page by page)`);
+}
+
+/**
+ * The rows a listing command shows: the first page of `--limit` (default LIST_LIMIT), or with
+ * `--all` every page, read one after the other (keyset cursors). `more`: rows were left out.
+ */
+export async function listRows<T>(read: (page: { limit: number; cursor?: string }) => Promise<ListPage<T>>, opts: { limit?: number; all?: boolean }): Promise<{ items: T[]; more: boolean }> {
+  if (!opts.all) {
+    const page = await read({ limit: opts.limit ?? LIST_LIMIT });
+    return { items: page.items, more: page.nextCursor !== null };
+  }
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await read({ limit: 500, ...(cursor ? { cursor } : {}) });
+    items.push(...page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return { items, more: false };
+}
+
+/** The note under a cut listing: how many rows were left out (when known) and how to see them. */
+export function moreHint(noun: string, remaining: number | undefined): string {
+  return `${remaining !== undefined && remaining > 0 ? `${remaining.toLocaleString("en-US")} more ${noun}` : `More ${noun}`} not shown: --limit <n> or --all`;
 }

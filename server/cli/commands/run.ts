@@ -3,7 +3,7 @@ import type { BusEvent } from "../../../shared/events";
 import type { PendingRequest } from "../../../shared/runs";
 import type { SwitchyardClient } from "../../client";
 import { ago, statusPaint, table } from "../io";
-import { examples, jsonOption, required, type Cli } from "./common";
+import { examples, jsonOption, limitOptions, LIST_LIMIT, listRows, moreHint, required, type Cli } from "./common";
 
 /**
  * Print a run's events as they stream; answer its requests at the prompt. Resolves with the exit
@@ -187,11 +187,16 @@ export function registerRun(program: Command, cli: Cli): void {
 
   const runs = program
     .command("runs")
-    .description("list runs, newest first (their directories: --json)")
+    .description(`list runs, newest first: the last ${LIST_LIMIT} unless --limit or --all (their directories: --json)`)
     .option("--cwd <dir>", "only the runs of this directory")
-    .action(async (opts: { cwd?: string; json?: boolean }, self: Command) => {
-      const list = await (await cli.client(self)).runs.list.query({ cwd: opts.cwd });
-      if (opts.json) return cli.json(list);
+    .action(async (opts: { cwd?: string; json?: boolean; limit?: number; all?: boolean }, self: Command) => {
+      const client = await cli.client(self);
+      const filter = opts.cwd ? { cwd: opts.cwd } : {};
+      const { items: list, more } = await listRows((page) => client.runs.list.query({ ...filter, ...page }), opts);
+      const hint = async () => {
+        if (more) cli.note(moreHint("runs", (await client.runs.counts.query(filter)).total - list.length));
+      };
+      if (opts.json) return (cli.json(list), await hint());
       if (list.length === 0) return cli.print("No runs yet. Start one with: yard run <strategy>");
       const { style } = cli;
       cli.print(
@@ -206,7 +211,9 @@ export function registerRun(program: Command, cli: Cli): void {
           { width: cli.width, style },
         ),
       );
+      await hint();
     });
+  limitOptions(runs, "runs");
   jsonOption(runs);
-  examples(runs, "yard runs", "yard runs --cwd ~/code/app --json");
+  examples(runs, "yard runs", "yard runs --limit 200", "yard runs --cwd ~/code/app --all --json");
 }

@@ -4,7 +4,7 @@ import { AgentStatus } from "../../../shared/statuses";
 import { clip, defineTool } from "../tool-kit";
 import { timeoutSeconds, waitUntil } from "../waiting";
 import { agentBrief, AgentBrief, agentLine } from "./agent-views";
-import { ID, MESSAGE, OFFSET, PATH, SHORT_TEXT } from "./limits";
+import { ID, MESSAGE, PATH, SHORT_TEXT } from "./limits";
 
 /** CLI coding agents: spawn, list, read, talk to, stop, wait for. */
 
@@ -75,24 +75,26 @@ const row = (a: AgentInfo): z.infer<typeof AgentRow> => ({
 export const listAgents = defineTool({
   name: "list_agents",
   title: "List coding agents",
-  description: "List CLI coding agents, newest first, in pages (offset, limit), optionally filtered by status or by task/phase label.",
+  description: "List CLI coding agents, newest first, in pages (limit; pass nextCursor back as cursor for the next page, with the same filters), optionally filtered by status or by task/phase label.",
   input: z.object({
     status: z.array(AgentStatus).max(20).optional().describe("Only agents in these statuses"),
     taskId: LABEL.optional(),
     phaseId: LABEL.optional(),
-    offset: OFFSET.default(0),
+    cursor: z.string().min(1).max(500).optional().describe("The nextCursor of the page before (omitted: the first page)"),
     limit: z.number().int().min(1).max(200).default(50),
   }),
-  output: z.object({ total: z.number(), offset: z.number(), nextOffset: z.number().nullable(), agents: z.array(AgentRow) }),
+  output: z.object({ total: z.number(), needYou: z.number(), nextCursor: z.string().nullable(), agents: z.array(AgentRow) }),
   annotations: { readOnlyHint: true },
   async run(args, ctx) {
-    const all = await ctx.yard.agents.list.query({ ...(args.status ? { status: args.status } : {}), ...(args.taskId ? { taskId: args.taskId } : {}), ...(args.phaseId ? { phaseId: args.phaseId } : {}) });
-    const slice = all.slice(args.offset, args.offset + args.limit);
-    const end = args.offset + slice.length;
-    const needs = all.filter((a) => a.needsYou).length;
+    const labels = { ...(args.taskId ? { taskId: args.taskId } : {}), ...(args.phaseId ? { phaseId: args.phaseId } : {}) };
+    const [page, counts] = await Promise.all([
+      ctx.yard.agents.list.query({ ...labels, ...(args.status ? { status: args.status } : {}), limit: args.limit, ...(args.cursor ? { cursor: args.cursor } : {}) }),
+      ctx.yard.agents.counts.query(labels),
+    ]);
+    const total = args.status ? args.status.reduce((sum, s) => sum + (counts.byStatus[s] ?? 0), 0) : counts.total;
     return {
-      data: { total: all.length, offset: args.offset, nextOffset: end < all.length ? end : null, agents: slice.map(row) },
-      text: `${all.length} agents${needs ? ` (${needs} need you)` : ""}; showing ${slice.length} from ${args.offset}`,
+      data: { total, needYou: counts.needsYou, nextCursor: page.nextCursor, agents: page.items.map(row) },
+      text: `${total} agents${counts.needsYou ? ` (${counts.needsYou} need you)` : ""}; showing ${page.items.length}${page.nextCursor ? ", more with cursor" : ""}`,
     };
   },
 });

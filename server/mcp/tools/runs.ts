@@ -107,9 +107,9 @@ export const listStrategies = defineTool({
   annotations: { readOnlyHint: true },
   async run(args, ctx) {
     const cwd = args.cwd ?? ctx.cwd;
-    const [strategies, runs] = await Promise.all([ctx.yard.strategies.list.query(cwd ? { cwd } : {}), ctx.yard.runs.list.query({})]);
+    const [strategies, runs] = await Promise.all([ctx.yard.strategies.list.query(cwd ? { cwd } : {}), ctx.yard.runs.list.query({ limit: 10 })]);
     const list = strategies.map((s) => ({ id: s.id, name: s.name, ...(s.description ? { description: clip(s.description, 300) } : {}), path: s.path, source: s.source, valid: s.valid, ...(s.error ? { error: clip(s.error, 500) } : {}) }));
-    const recentRuns = runs.slice(0, 10).map((r) => ({ runId: r.runId, strategyName: r.strategyName, status: r.status, startedAt: r.startedAt, completedAt: r.completedAt }));
+    const recentRuns = runs.items.map((r) => ({ runId: r.runId, strategyName: r.strategyName, status: r.status, startedAt: r.startedAt, completedAt: r.completedAt }));
     return { data: { strategies: list, recentRuns }, text: `${list.length} strategies: ${list.map((s) => s.id).join(", ")}` };
   },
 });

@@ -7,7 +7,7 @@ import { trpc } from "../trpc";
 export function AgentConversations({ agentId, version }: { agentId: string; version: string }) {
   const list = trpc.conversations.list.useQuery({ agentId }, { refetchInterval: 5000 });
   const agents = trpc.agents.list.useQuery({}, { staleTime: 30_000 });
-  const aliases = new Map((agents.data ?? []).map((a) => [a.id, a.alias]));
+  const aliases = new Map((agents.data?.items ?? []).map((a) => [a.id, a.alias]));
   const { refetch } = list;
   useEffect(() => void refetch(), [version, refetch]);
   const items = list.data ?? [];

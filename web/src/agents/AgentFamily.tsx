@@ -13,7 +13,7 @@ export function AgentFamily({ agent }: { agent: AgentInfo }) {
   const all = trpc.agents.list.useQuery({});
   // its parent's and children's moves (a child spawned, stopped, done) show as they happen
   useAgentsLiveRefresh(() => void utils.agents.list.invalidate(), undefined, 500);
-  const agents = all.data ?? [];
+  const agents = all.data?.items ?? [];
   const parent = agent.parentAgentId ? agents.find((x) => x.id === agent.parentAgentId) : undefined;
   const children = agents.filter((x) => x.parentAgentId === agent.id);
   if (!agent.parentAgentId && children.length === 0) return null;

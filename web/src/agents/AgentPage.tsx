@@ -99,7 +99,7 @@ export function AgentPage({ id }: { id: string }) {
 function Actions({ agent }: { agent: AgentInfo }) {
   const stop = trpc.agents.stop.useMutation();
   const all = trpc.agents.list.useQuery({});
-  const working = (all.data ?? []).filter((x) => x.parentAgentId === agent.id && LIVE.has(x.status));
+  const working = (all.data?.items ?? []).filter((x) => x.parentAgentId === agent.id && LIVE.has(x.status));
   const onStop = () => {
     // the agents it spawned go on unless asked: the human decides
     const cascade = working.length > 0 && window.confirm(`${agent.alias} spawned ${working.length === 1 ? "1 agent that is" : `${working.length} agents that are`} still working (${working.map((x) => x.alias).join(", ")}). Stop ${working.length === 1 ? "it" : "them"} too?`);

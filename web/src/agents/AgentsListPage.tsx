@@ -1,7 +1,8 @@
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { primaryLinkClass } from "../components/Button";
 import { Cmd, EmptyState } from "../components/EmptyState";
 import { AgentsIcon, PlusIcon } from "../components/icons";
+import { ListFooter } from "../components/ListFooter";
 import { PageHeader } from "../components/PageHeader";
 import { QueryError } from "../components/QueryError";
 import { useNow } from "../hooks/useNow";
@@ -13,7 +14,7 @@ import { AgentStatusBadge } from "./AgentStatusBadge";
 import { MergedBadge } from "./MergedBadge";
 import { useAgentsLiveRefresh } from "./useAgentsLiveRefresh";
 
-type AgentSummary = RouterOutputs["agents"]["list"][number];
+type AgentSummary = RouterOutputs["agents"]["list"]["items"][number];
 
 const SpawnLink = ({ label }: { label: string }) => (
   <Link href="/agents/new" className={primaryLinkClass}>
@@ -22,12 +23,19 @@ const SpawnLink = ({ label }: { label: string }) => (
   </Link>
 );
 
-/** `/agents`: every CLI agent, refreshed when an agent event arrives on the live stream. */
+/** Agents a page of the list brings (the first one is what a cold load waits for). */
+const PAGE = 50;
+
+/** `/agents`: the CLI agents, newest first, a page at a time as the reader scrolls; refreshed when an agent event arrives on the live stream. */
 export function AgentsListPage() {
   const utils = trpc.useUtils();
-  const agents = trpc.agents.list.useQuery({});
-  useAgentsLiveRefresh(() => void utils.agents.list.invalidate());
-  const list = agents.data ?? [];
+  const agents = trpc.agents.list.useInfiniteQuery({ limit: PAGE }, { getNextPageParam: (page) => page.nextCursor });
+  const counts = trpc.agents.counts.useQuery({});
+  useAgentsLiveRefresh(() => {
+    void utils.agents.list.invalidate();
+    void utils.agents.counts.invalidate();
+  });
+  const list = useMemo(() => agents.data?.pages.flatMap((p) => p.items) ?? [], [agents.data]);
   return (
     <>
       <PageHeader
@@ -44,7 +52,10 @@ export function AgentsListPage() {
           Start one here or with <Cmd>yard agent spawn --provider claude --prompt "..."</Cmd>. The <b>fake</b> provider works without any API key.
         </EmptyState>
       ) : (
-        <AgentsTable agents={list} />
+        <>
+          <AgentsTable agents={list} />
+          <ListFooter shown={list.length} total={counts.data?.total} noun="agents" more={agents.hasNextPage} loading={agents.isFetchingNextPage} loadMore={() => void agents.fetchNextPage()} />
+        </>
       )}
     </>
   );

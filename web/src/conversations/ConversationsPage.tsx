@@ -29,7 +29,7 @@ export function ConversationsPage() {
     },
   );
   const now = useNow(true);
-  const aliases = new Map((agents.data ?? []).map((a) => [a.id, a.alias]));
+  const aliases = new Map((agents.data?.items ?? []).map((a) => [a.id, a.alias]));
   const items = list.data ?? [];
   const pending = items.filter((c) => c.status === "pending").length;
   return (

@@ -25,7 +25,7 @@ export function useScopeNames(): ScopeNames {
     void utils.daemons.list.invalidate();
   });
   const names = useMemo(() => {
-    const agentNames = new Map((agents.data ?? []).map((a) => [a.id, a.alias]));
+    const agentNames = new Map((agents.data?.items ?? []).map((a) => [a.id, a.alias]));
     const daemonNames = new Map((daemons.data ?? []).map((d) => [d.id, d.name]));
     for (const e of events) {
       if (e.type === "agent.spawned" && e.scope.agentId) agentNames.set(e.scope.agentId, e.payload.alias);

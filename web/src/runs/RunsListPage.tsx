@@ -1,11 +1,14 @@
+import { keepPreviousData } from "@tanstack/react-query";
 import { useMemo } from "react";
 import type { RunSummary, Usage } from "../../../shared/runs";
 import type { RunStatus } from "../../../shared/statuses";
 import { fieldClass, primaryLinkClass } from "../components/Button";
 import { Cmd, EmptyState } from "../components/EmptyState";
 import { PlusIcon, RunsIcon, SearchIcon } from "../components/icons";
+import { ListFooter } from "../components/ListFooter";
 import { PageHeader } from "../components/PageHeader";
 import { QueryError } from "../components/QueryError";
+import { useDebounced } from "../hooks/useDebounced";
 import { useNow } from "../hooks/useNow";
 import { useSearchParam } from "../hooks/useSearchParam";
 import { errorMessage } from "../lib/errors";
@@ -34,32 +37,44 @@ const NewRunLink = () => (
   </Link>
 );
 
+/** Rows a page of the list brings (the first one is what a cold load waits for). */
+const PAGE = 50;
+
 export function RunsListPage() {
   const utils = trpc.useUtils();
-  const runs = trpc.runs.list.useQuery({});
-  useRunsLiveRefresh(() => void utils.runs.list.invalidate());
   const [status, setStatus] = useSearchParam("status", "all");
   const [query, setQuery] = useSearchParam("q");
+  const q = useDebounced(query.trim(), 250);
+  // the filters run on the server: a page is PAGE rows of the filtered list, the next ones on scroll
+  const input = { ...(status !== "all" ? { status: [status as RunStatus] } : {}), ...(q ? { q } : {}), limit: PAGE };
+  const runs = trpc.runs.list.useInfiniteQuery(input, { getNextPageParam: (page) => page.nextCursor, placeholderData: keepPreviousData });
+  // the status filters' counts, without reading the runs
+  const counts = trpc.runs.counts.useQuery({}, { placeholderData: keepPreviousData });
+  useRunsLiveRefresh(() => {
+    void utils.runs.list.invalidate();
+    void utils.runs.counts.invalidate();
+  });
 
-  const all: Row[] = useMemo(() => runs.data ?? [], [runs.data]);
-  const shown = useMemo(() => filterRuns(all, status, query), [all, status, query]);
-  const counts = useMemo(() => countByStatus(all), [all]);
+  const shown: Row[] = useMemo(() => runs.data?.pages.flatMap((p) => p.items) ?? [], [runs.data]);
+  const filtered = status !== "all" || q !== "";
+  const none = counts.data?.total === 0 && shown.length === 0 && !filtered;
+  const chips = useMemo(() => ({ all: counts.data?.total ?? 0, ...counts.data?.byStatus }) as Record<string, number>, [counts.data]);
 
   return (
     <>
-      <PageHeader title="Runs" description="Strategy runs: every step, model call and result, streamed as it happens." actions={all.length > 0 ? <NewRunLink /> : undefined} />
+      <PageHeader title="Runs" description="Strategy runs: every step, model call and result, streamed as it happens." actions={none ? undefined : <NewRunLink />} />
       {runs.isPending ? (
         <TableSkeleton />
       ) : runs.isError && !runs.data ? (
         <QueryError title="Cannot load the runs" error={runs.error} onRetry={() => void runs.refetch()} />
-      ) : all.length === 0 ? (
+      ) : none ? (
         <EmptyState Icon={RunsIcon} title="No runs yet" action={<NewRunLink />}>
           Launch a strategy here, or with <Cmd>yard run &lt;strategy&gt;</Cmd>; it shows up live, and stays for review when it ends.
         </EmptyState>
       ) : (
         <>
-          <Filters status={status} setStatus={setStatus} query={query} setQuery={setQuery} counts={counts} />
-          {shown.length === 0 ? (
+          <Filters status={status} setStatus={setStatus} query={query} setQuery={setQuery} counts={chips} />
+          {shown.length === 0 && !runs.isPlaceholderData ? (
             <div data-testid="runs-no-match" className="mt-4 rounded-xl border border-dashed border-zinc-300 px-6 py-10 text-center text-sm text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">
               No run matches these filters.{" "}
               <button type="button" onClick={() => (setStatus("all"), setQuery(""))} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
@@ -67,24 +82,23 @@ export function RunsListPage() {
               </button>
             </div>
           ) : (
-            <RunsTable runs={shown} />
+            <>
+              <RunsTable runs={shown} />
+              <ListFooter
+                shown={shown.length}
+                total={q ? undefined : chips[status]}
+                noun="runs"
+                more={runs.hasNextPage}
+                loading={runs.isFetchingNextPage}
+                loadMore={() => void runs.fetchNextPage()}
+              />
+            </>
           )}
           {runs.isError && <p className="mt-2 text-xs text-red-600 dark:text-red-400">Refreshing failed: {errorMessage(runs.error)}. Showing the last known list.</p>}
         </>
       )}
     </>
   );
-}
-
-function filterRuns(runs: Row[], status: string, query: string): Row[] {
-  const q = query.trim().toLowerCase();
-  return runs.filter((r) => (status === "all" || r.status === status) && (!q || `${r.strategyName} ${r.strategyPath} ${r.cwd}`.toLowerCase().includes(q)));
-}
-
-function countByStatus(runs: Row[]): Record<string, number> {
-  const counts: Record<string, number> = { all: runs.length };
-  for (const r of runs) counts[r.status] = (counts[r.status] ?? 0) + 1;
-  return counts;
 }
 
 function Filters(props: { status: string; setStatus: (s: string) => void; query: string; setQuery: (q: string) => void; counts: Record<string, number> }) {
