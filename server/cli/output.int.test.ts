@@ -218,6 +218,20 @@ describe("yard run, runs, continue", () => {
     jsonRan.add("continue");
     expect(again.out.trimEnd().split("\n").map((l) => (JSON.parse(l) as { type: string }).type).at(-1)).toBe("run.completed");
   });
+
+  it("runs lists the newest --limit, says how many more there are, and --all reads every page", async () => {
+    for (let i = 0; i < 3; i++) expect((await run(["run", "ok.yaml", "--cwd", cwd, "--input", `more ${i}`])).code).toBe(0);
+    const every = await json<Array<{ runId: string; startedAt: string }>>(["runs", "--cwd", cwd, "--all"]);
+    expect(every.length).toBeGreaterThanOrEqual(3);
+    expect(every.map((r) => r.startedAt)).toEqual([...every.map((r) => r.startedAt)].sort().reverse());
+    const cut = await run(["runs", "--cwd", cwd, "--limit", "2"]);
+    expect(cut.code, cut.err).toBe(0);
+    expect(cut.out.trimEnd().split("\n")).toHaveLength(3); // the header and 2 runs
+    expect(cut.err).toBe(`${every.length - 2} more runs not shown: --limit <n> or --all\n`);
+    const whole = await run(["runs", "--cwd", cwd, "--limit", String(every.length)]);
+    expect(whole.err).toBe("");
+    expect((await run(["runs", "--limit", "0"])).code).not.toBe(0);
+  });
 });
 
 describe("the other commands", () => {

@@ -189,4 +189,20 @@ describe("runs over tRPC", () => {
     expect(notPrepared.data).toMatchObject({ code: "NOT_FOUND", appCode: "START_FAILED" });
     expect(await t.client.health.query()).toMatchObject({ status: "ok" });
   });
+
+  it("runs.list pages as useInfiniteQuery asks (cursor, direction), runs.counts agrees, a foreign cursor is BAD_INPUT", async () => {
+    const total = (await t.client.runs.counts.query({ cwd })).total;
+    expect(total).toBeGreaterThanOrEqual(2);
+    const first = await t.client.runs.list.query({ cwd, limit: 1, direction: "forward" });
+    expect(first.items).toHaveLength(1);
+    const rest = await t.client.runs.list.query({ cwd, limit: 1000, cursor: first.nextCursor, direction: "forward" });
+    expect(rest.nextCursor).toBeNull();
+    expect([...first.items, ...rest.items].map((r) => r.runId)).toEqual((await t.client.runs.list.query({ cwd })).items.map((r) => r.runId));
+    expect(first.items.length + rest.items.length).toBe(total);
+    const foreign = await trpcError(t.client.runs.list.query({ limit: 1, cursor: "not-a-cursor" }));
+    expect(foreign.data).toMatchObject({ code: "BAD_REQUEST", appCode: "BAD_INPUT" });
+    expect(foreign.message).toMatch(/^cursor:/);
+    const tooMany = await trpcError(t.client.runs.list.query({ limit: 5000 }));
+    expect(tooMany.message).toMatch(/limit/);
+  });
 });

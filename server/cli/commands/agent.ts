@@ -108,7 +108,7 @@ function list(agent: Command, cli: Cli): void {
         const counts = await client.agents.counts.query({});
         // "needs you" overlaps the statuses: its count adds up only alone
         const total = wanted.length === 0 ? counts.total : !needsYou ? stored.reduce((sum, s) => sum + (counts.byStatus[s] ?? 0), 0) : stored.length === 0 ? counts.needsYou : undefined;
-        cli.note(moreHint("agents", total === undefined ? undefined : total - agents.length));
+        cli.note(moreHint("agent", total === undefined ? undefined : total - agents.length));
       };
       if (opts.json) return (cli.json(agents), await hint());
       cli.print(agentsTable(agents, { width: cli.width, style: cli.style }));

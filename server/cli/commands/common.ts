@@ -178,7 +178,8 @@ export async function listRows<T>(read: (page: { limit: number; cursor?: string 
   return { items, more: false };
 }
 
-/** The note under a cut listing: how many rows were left out (when known) and how to see them. */
+/** The note under a cut listing: how many `noun`s (singular) were left out, when known, and how to see them. */
 export function moreHint(noun: string, remaining: number | undefined): string {
-  return `${remaining !== undefined && remaining > 0 ? `${remaining.toLocaleString("en-US")} more ${noun}` : `More ${noun}`} not shown: --limit <n> or --all`;
+  const what = remaining !== undefined && remaining > 0 ? `${remaining.toLocaleString("en-US")} more ${remaining === 1 ? noun : `${noun}s`}` : `More ${noun}s`;
+  return `${what} not shown: --limit <n> or --all`;
 }

@@ -194,7 +194,7 @@ export function registerRun(program: Command, cli: Cli): void {
       const filter = opts.cwd ? { cwd: opts.cwd } : {};
       const { items: list, more } = await listRows((page) => client.runs.list.query({ ...filter, ...page }), opts);
       const hint = async () => {
-        if (more) cli.note(moreHint("runs", (await client.runs.counts.query(filter)).total - list.length));
+        if (more) cli.note(moreHint("run", (await client.runs.counts.query(filter)).total - list.length));
       };
       if (opts.json) return (cli.json(list), await hint());
       if (list.length === 0) return cli.print("No runs yet. Start one with: yard run <strategy>");
