@@ -15,7 +15,7 @@ import type { Store } from "./db/store";
 import { EventBus } from "./events/bus";
 import { healthOf } from "./http/health";
 import { registerLogin } from "./http/login";
-import { createGuard, LoginCodes, type Principal } from "./http/security";
+import { createGuard, LoginCodes, safeEqual, type Principal } from "./http/security";
 import { registerDashboard } from "./http/static";
 import { createLogger, routeModelWarnings, type Logger } from "./log";
 import { createRedactor } from "./redact";
@@ -37,6 +37,10 @@ import { WsGateway } from "./ws/gateway";
 import { RunFollowers } from "./ws/run-followers";
 import { LocalAgentHost } from "./agents/local-host";
 import { loopbackHost } from "./agents/loopback-host";
+import { WorkersService } from "./workers/workers.service";
+import { headOfRepo } from "./workers/repo-head";
+import { registerGitHttp } from "./git-http/git-http";
+import { gitExportKey } from "./git-http/export-key";
 
 export type ServerDeps = {
   config: Config;
@@ -112,7 +116,18 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   });
   const localHost = new LocalAgentHost({ home: config.home });
   const host = deps.agentHost === "loopback" ? loopbackHost(localHost) : localHost;
-  agents = new AgentsService({ store, bus, log, config, accounts, host, cluster, serverUrl: () => server.url() });
+  // workers on other machines (`yard worker`): agents placed there run through their connection
+  const workers = new WorkersService({
+    store,
+    bus,
+    log,
+    cluster,
+    repoUrl: (serverUrl, repoPath) => `${serverUrl.replace(/\/+$/, "")}/git/${gitExportKey(repoPath)}.git`,
+    headOf: headOfRepo,
+  });
+  agents = new AgentsService({ store, bus, log, config, accounts, host, workers, cluster, serverUrl: () => server.url() });
+  workers.onLost((name) => agents.workerLost(name));
+  workers.onPlaceOpened(() => agents.placeQueued());
   const guard = createGuard({
     boundHost: config.host,
     port: () => boundPort,
@@ -120,6 +135,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     token: config.token,
     // an agent's own token (its SWITCHYARD_TOKEN) works as a bearer token too
     agentOf: (token) => agents.agentOfToken(token),
+    workerOf: (token) => workers.workerOfToken(token),
   });
   const ws = new WsGateway(guard.check);
   const codes = new LoginCodes();
@@ -171,6 +187,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     accounts,
     conversations: new ConversationsService(store, bus, agents),
     cluster,
+    workers,
     redact,
     startedAt: Date.now(),
     version: VERSION,
@@ -194,8 +211,13 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     serverFactory: (handler) => {
       const server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
         const verdict = guard.check(req);
+        if (verdict.ok && verdict.kind === "worker" && !(req.url ?? "").startsWith("/git/")) {
+          res.writeHead(403, { "content-type": "application/json; charset=utf-8" });
+          return res.end(JSON.stringify({ error: "FORBIDDEN", message: "A worker's token is for /worker and /git/ only" }));
+        }
         if (verdict.ok) {
-          (req as IncomingMessage & { principal?: Principal }).principal = verdict.kind === "agent" ? { kind: "agent", agentId: verdict.agentId } : { kind: verdict.kind };
+          (req as IncomingMessage & { principal?: Principal }).principal =
+            verdict.kind === "agent" ? { kind: "agent", agentId: verdict.agentId } : verdict.kind === "worker" ? { kind: "worker", worker: verdict.worker } : { kind: verdict.kind };
           return handler(req, res);
         }
         const wantsHtml = verdict.status === 401 && req.method === "GET" && (req.headers.accept ?? "").includes("text/html");
@@ -212,6 +234,18 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
   });
 
   registerLogin(app, { token: config.token, codes, port: () => boundPort });
+  // repositories of agents on workers, over git (clone, fetch; push of switchyard/* branches)
+  await registerGitHttp(app, {
+    resolve: (key) => agents.repoOfExportKey(key),
+    authorize: async ({ token, key, refs }) => {
+      if (refs) return { status: 403, message: "only switchyard/* branches may be pushed, and never deleted" };
+      if (config.token && safeEqual(token, config.token)) return true;
+      const worker = workers.workerOfToken(token);
+      if (!worker) return { status: 401, message: "unknown token" };
+      return (await agents.workerUsesRepo(worker, key)) ? true : { status: 403, message: `worker ${worker} has no agent on this repository` };
+    },
+  });
+  ws.onWorker((socket, worker, req) => workers.accept(socket, worker, req));
   app.get("/health", async () => healthOf(services));
   registerDaemonWebhook(app, daemons, agents);
   // the `switchyard` MCP server: /mcp, and /mcp/agents/:id (that agent's, with its `approve` tool)
@@ -252,6 +286,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
       // after listen: a dead agent's completion may resume it, and it must reach us
       const agentsRecovered = await agents.recover();
       if (agentsRecovered.reattached.length + agentsRecovered.finished.length > 0) log.info(agentsRecovered, "agents recovered after a restart");
+      await workers.start();
       pruner?.start();
       await bus.publish("server.started", {
         version: VERSION,
@@ -277,6 +312,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
           // the bus may already be closed
         }
         await pruner?.stop();
+        await workers.stop();
         await runs.shutdown();
         await daemons.shutdown();
         await agents.shutdown();

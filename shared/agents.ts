@@ -248,6 +248,8 @@ export const AgentInfo = z.object({
   parentAgentId: z.string().nullable(),
   /** What its token may do beyond itself and its children (given at spawn). */
   grants: z.array(AgentGrant),
+  /** The worker (`yard worker`) its CLI runs on; null: the server's own machine. */
+  worker: z.string().nullable(),
   accountId: z.string().nullable(),
   /** The account's label (accounts are listed by accounts.list). */
   accountLabel: z.string().nullable(),
@@ -281,6 +283,13 @@ export const SpawnAgentInput = z.object({
   account: z.string().min(1).optional(),
   /** Rights its token gets beyond itself and its children (default none); from an agent, only ones it has. */
   grants: z.array(AgentGrant).max(AgentGrant.options.length).optional(),
+  /**
+   * Where its CLI runs: a worker by name, or "local" (the server's machine). Default: once a worker
+   * is registered, the least-loaded connected worker with the provider, the labels and room; else local.
+   */
+  worker: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "a worker name: lowercase letters, digits, dots, dashes, underscores").optional(),
+  /** Only workers carrying every one of these labels (`yard worker --labels`). */
+  labels: z.array(z.string().min(1).max(64)).max(16).optional(),
 });
 export type SpawnAgentInput = z.input<typeof SpawnAgentInput>;
 

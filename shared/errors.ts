@@ -151,6 +151,9 @@ export const DatabaseErrorCodes = ["DB_URL_INVALID", "DB_UNREACHABLE", "DB_SCHEM
 /** Several servers on one database (docs/SCALING.md). */
 export const ClusterErrorCodes = ["SERVER_IN_USE", "LEASE_LOST", "OWNER_UNREACHABLE", "COMMAND_UNKNOWN"] as const;
 
+/** Workers on other machines (`yard worker`; docs/SCALING.md "Agents on other machines"). */
+export const WorkerErrorCodes = ["WORKER_NOT_FOUND", "WORKER_UNREACHABLE", "WORKER_REVOKED", "WORKER_STALE_EPOCH", "WORKER_CALL_FAILED"] as const;
+
 export type TransportErrorCode = (typeof TransportErrorCodes)[number];
 export type CommonErrorCode = (typeof CommonErrorCodes)[number];
 export type StrategyErrorCode = (typeof StrategyErrorCodes)[number];
@@ -165,6 +168,7 @@ export type AccountErrorCode = (typeof AccountErrorCodes)[number];
 export type ModelErrorCode = (typeof ModelErrorCodes)[number];
 export type DatabaseErrorCode = (typeof DatabaseErrorCodes)[number];
 export type ClusterErrorCode = (typeof ClusterErrorCodes)[number];
+export type WorkerErrorCode = (typeof WorkerErrorCodes)[number];
 
 /** Every domain's codes by domain name: the sections of docs/ERRORS.md, in this order. */
 export const ErrorCodesByDomain = {
@@ -182,6 +186,7 @@ export const ErrorCodesByDomain = {
   models: ModelErrorCodes,
   database: DatabaseErrorCodes,
   cluster: ClusterErrorCodes,
+  workers: WorkerErrorCodes,
 } as const;
 export type ErrorDomain = keyof typeof ErrorCodesByDomain;
 

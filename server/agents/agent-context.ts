@@ -7,7 +7,7 @@ import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import type { AgentApprovals } from "./agent-approvals";
-import type { AgentHost } from "./agent-host";
+import type { AgentHost, AgentHosts } from "./agent-host";
 import type { AgentLifecycle } from "./agent-lifecycle";
 import type { AgentMessages } from "./agent-messages";
 import type { AgentRecords, AgentRow } from "./agent-records";
@@ -28,7 +28,8 @@ export interface AgentContext {
   bus: EventBus;
   log: Logger;
   config: AgentsConfig;
-  host: AgentHost;
+  /** The machines agents run on: this one, and the workers connected to this server. */
+  hosts: AgentHosts;
   records: AgentRecords;
   messages: AgentMessages;
   lifecycle: AgentLifecycle;
@@ -48,8 +49,8 @@ export interface AgentContext {
 }
 
 /** The agent's folder on its host: session output files, the listen file, its CLI's config. */
-export function agentDir(config: AgentsConfig, id: string): string {
-  return join(config.home, "agents", id);
+export function agentDir(host: Pick<AgentHost, "home">, id: string): string {
+  return join(host.home, "agents", id);
 }
 
 export function adapterOf(name: string): ProviderAdapter {

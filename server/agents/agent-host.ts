@@ -1,4 +1,5 @@
 import type { AgentMode, AgentSignal } from "../../shared/agents";
+import { DomainError } from "../errors";
 import type { LaunchSpec, WorktreeGit } from "./providers/types";
 import type { FileChange } from "../../shared/agents";
 import type { CommitIdentity, Workspace } from "./workspace";
@@ -95,8 +96,16 @@ export interface SerializedError {
 }
 
 export interface AgentHost {
-  /** "local" for this process; a worker's name later. */
+  /** "local" for this process; a worker's name for a worker's. */
   readonly name: string;
+  /** Its data dir: agents' folders (`agents/<id>`) and worktrees (`worktrees/`) live under it. */
+  readonly home: string;
+  /** The server's URL as agents on this host reach it; absent: the server's own (this machine). */
+  readonly serverUrl?: string;
+  /** A provider's CLI as the host found it (a worker reports them when it connects); absent: resolved on this machine. */
+  providerCommand?(provider: string): string | null;
+  /** Told when a session's stdout grew (a worker's notice); the host is polled without it. Returns the unsubscribe. */
+  onOutput?(ref: SessionRef, listener: () => void): () => void;
 
   // the CLI's process
   /** Start a detached process run; its stdout, stderr and exit code go to files in `dir`. */
@@ -147,4 +156,28 @@ export interface AgentHost {
   /** Where a commit in the worktree writes (for a sandboxed CLI's writable roots). */
   worktreeGit(path: string, branch: string): Promise<WorktreeGit>;
   diskUsage(path: string): Promise<number>;
+}
+
+/**
+ * The hosts agents run on: this machine's, and each worker's (`yard worker`). An agent's row says
+ * which (`worker`, null for this machine).
+ */
+export interface AgentHosts {
+  readonly local: AgentHost;
+  /** The host of an agent; for a worker not connected to this server, one whose calls fail with WORKER_UNREACHABLE. */
+  of(agent: { worker: string | null }): AgentHost;
+  /** Whether calls to the agent's host can succeed from this server now (its worker is connected here). */
+  reachable(agent: { worker: string | null }): boolean;
+}
+
+/** Only this machine: no workers (tests, and servers built without the workers service). */
+export function localHosts(local: AgentHost): AgentHosts {
+  return {
+    local,
+    of: (agent) => {
+      if (agent.worker !== null) throw new DomainError("WORKER_UNREACHABLE", `Worker ${agent.worker} is not connected to this server`, { kind: "CONFLICT" });
+      return local;
+    },
+    reachable: (agent) => agent.worker === null,
+  };
 }

@@ -1,4 +1,4 @@
-import { and, count, eq, inArray } from "drizzle-orm";
+import { and, count, eq, inArray, isNotNull } from "drizzle-orm";
 import { z } from "zod";
 import { AgentGrant, AgentQuestion, AgentUsage, QueuedMessage, type AgentInfo, type AgentMerge, type SpawnAgentInput } from "../../shared/agents";
 import type { AgentStatus } from "../../shared/statuses";
@@ -120,6 +120,7 @@ export function toAgentInfo(row: AgentRow, pendingApprovals = 0, queuedMessages:
     initiativeId: row.initiativeId,
     parentAgentId: row.parentAgentId,
     grants: row.grants,
+    worker: row.worker,
     accountId: row.accountId,
     accountLabel: null,
     cleanupWarning: row.cleanupWarning,
@@ -144,8 +145,31 @@ export class AgentRecords {
     return this.store.t.agents;
   }
 
+  /** The repositories agents on workers work on (of one worker, when given). */
+  async workerRepos(worker?: string): Promise<string[]> {
+    const rows = await this.store.read
+      .select({ repo: this.t.repoPath })
+      .from(this.t)
+      .where(worker === undefined ? isNotNull(this.t.worker) : eq(this.t.worker, worker))
+      .groupBy(this.t.repoPath);
+    return rows.map((r) => r.repo).filter((r): r is string => r !== null);
+  }
+
   /** The row of a spawn, before its workspace exists; false when its alias (or id) is taken. */
-  async insertNew(a: { id: string; alias: string; provider: string; input: z.output<typeof SpawnAgentInput>; repo: string; workspacePath: string; configDir: string; accountId: string | null; parentAgentId: string | null }): Promise<boolean> {
+  async insertNew(a: {
+    id: string;
+    alias: string;
+    provider: string;
+    input: z.output<typeof SpawnAgentInput>;
+    repo: string;
+    workspacePath: string;
+    configDir: string;
+    accountId: string | null;
+    parentAgentId: string | null;
+    worker?: string | null;
+    workerEpoch?: number | null;
+    placement?: string | null;
+  }): Promise<boolean> {
     const now = Date.now();
     const { input } = a;
     return this.insert({
@@ -167,6 +191,9 @@ export class AgentRecords {
       initiativeId: input.initiativeId ?? null,
       parentAgentId: a.parentAgentId,
       grants: JSON.stringify([...new Set(input.grants ?? [])]),
+      worker: a.worker ?? null,
+      workerEpoch: a.workerEpoch ?? null,
+      placement: a.placement ?? null,
       accountId: a.accountId,
       createdAt: now,
       updatedAt: now,

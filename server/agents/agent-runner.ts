@@ -6,7 +6,7 @@ import { DomainError } from "../errors";
 import { REPO_ROOT } from "../paths";
 import { adapterOf, agentDir, type AgentContext } from "./agent-context";
 import { agentToken } from "./agent-env";
-import type { SessionRef } from "./agent-host";
+import type { AgentHost, SessionRef } from "./agent-host";
 import { launchSession, type LaunchResult } from "./agent-launch";
 import type { AgentMove } from "./agent-lifecycle";
 import { UndeliveredFollowUps, type AgentMessageRow } from "./agent-messages";
@@ -96,6 +96,14 @@ export class AgentRunner {
     });
   }
 
+  /** The CLI of a provider on a host: this machine's (commandOf), or what the worker reported. */
+  commandOn(host: AgentHost, adapter: ProviderAdapter): string {
+    if (!host.providerCommand) return this.commandOf(adapter);
+    const command = host.providerCommand(adapter.name);
+    if (!command) throw new DomainError("AGENT_CLI_NOT_FOUND", `${adapter.displayName} ("${adapter.defaultCommand}") is not installed on worker ${host.name}`);
+    return command;
+  }
+
   /** The CLI of a provider on this machine, or AGENT_CLI_NOT_FOUND saying how to get it. */
   commandOf(adapter: ProviderAdapter): string {
     const override = this.ctx.config.agentCommands[adapter.name];
@@ -118,7 +126,8 @@ export class AgentRunner {
   async launch(row: AgentRow, how: RunRequest): Promise<LaunchResult | null> {
     const adapter = adapterOf(row.provider);
     if (row.workspaceRemoved) row = await this.workspaces.restore(row);
-    const command = this.commandOf(adapter);
+    const host = this.ctx.hosts.of(row);
+    const command = this.commandOn(host, adapter);
     let resume = how.resume ?? false;
     let prompt = how.prompt;
     let account: AcquiredAccount | null = null;
@@ -131,7 +140,7 @@ export class AgentRunner {
       }
       if (account.id !== row.accountId) {
         const from = row.sessionNumber > 0 ? await accounts.label(row.accountId) : null;
-        const moved = row.sessionId ? await this.ctx.host.copySession({ provider: adapter.name, fromDir: row.configDir, toDir: account.configDir, sessionId: row.sessionId }) : 0;
+        const moved = row.sessionId ? await host.copySession({ provider: adapter.name, fromDir: row.configDir, toDir: account.configDir, sessionId: row.sessionId }) : 0;
         if (resume && moved === 0) {
           resume = false;
           prompt = await this.handoverPrompt(row, prompt);
@@ -143,18 +152,20 @@ export class AgentRunner {
         }
       }
     }
-    await this.ctx.host.clearSignal(row.workspacePath);
+    await host.clearSignal(row.workspacePath);
     const launched = await launchSession({
-      host: this.ctx.host,
+      host,
       row,
       adapter,
       command,
       prompt,
       resume,
-      agentDir: agentDir(this.ctx.config, row.id),
-      serverUrl: this.opts.serverUrl(),
+      agentDir: agentDir(host, row.id),
+      // agents on a worker reach the server the way their worker does
+      serverUrl: host.serverUrl ?? this.opts.serverUrl(),
       token: agentToken(this.opts.secret, row.id),
-      baseEnv: this.agentBaseEnv(account),
+      // a worker's agents get the worker's environment there, never this server's
+      baseEnv: this.agentBaseEnv(account, host.name !== "local" && host.serverUrl !== undefined),
       endpoints: { anthropicBaseUrl: this.ctx.config.anthropicBaseUrl, openaiBaseUrl: this.ctx.config.openaiBaseUrl },
     });
     const patch: AgentPatch = {
@@ -185,18 +196,22 @@ export class AgentRunner {
       });
     } catch (err) {
       // not recorded as running (another process moved the agent meanwhile): this run must not go on
-      await this.ctx.host.stopSession(launched.ref, { graceMs: 500 }).catch(() => undefined);
+      await host.stopSession(launched.ref, { graceMs: 500 }).catch(() => undefined);
       throw err;
     }
     this.attach(updated, launched.ref, true);
     return launched;
   }
 
-  /** The server's environment plus the configured API keys (they may come from the config file), or the account's. */
-  private agentBaseEnv(account: AcquiredAccount | null): NodeJS.ProcessEnv {
+  /**
+   * The server's environment plus the configured API keys (they may come from the config file), or
+   * the account's. `remote`: an agent on a worker gets only the keys or the account's variables
+   * (the worker adds its own environment), never the server's.
+   */
+  private agentBaseEnv(account: AcquiredAccount | null, remote = false): NodeJS.ProcessEnv {
     const { anthropicApiKey, openaiApiKey } = this.ctx.config;
     const env: NodeJS.ProcessEnv = {
-      ...this.ctx.env,
+      ...(remote ? {} : this.ctx.env),
       ...(anthropicApiKey ? { ANTHROPIC_API_KEY: anthropicApiKey } : {}),
       ...(openaiApiKey ? { OPENAI_API_KEY: openaiApiKey } : {}),
     };
@@ -261,9 +276,10 @@ export class AgentRunner {
     // this server watches it (a fresh run's lease is free: its agent is new, or ended here or on a stopped server)
     if (fresh) void this.ctx.claim(row.id);
     const adapter = adapterOf(row.provider);
-    const local = this.ctx.host.name === "local";
+    const host = this.ctx.hosts.of(row);
+    const local = host.name === "local";
     const session = new AgentSession({
-      host: this.ctx.host,
+      host,
       ref,
       workspace: row.workspacePath,
       ...(local ? { localOutputPath: sessionPaths(ref.dir, ref.session).stdout } : {}),
@@ -288,6 +304,8 @@ export class AgentRunner {
         this.live.delete(row.id);
         // what the run reported last (its session id, its usage) is written before its end is decided
         const done = this.recorded(row.id)
+          // an agent on a worker: what it committed goes to this server's repository first
+          .then(() => this.workspaces.publishBranch(row.id))
           .then(() => this.complete(row.id, outcome))
           .catch((err) => this.ctx.log.error({ err, agentId: row.id }, "agent completion failed"))
           .finally(() => {
@@ -306,7 +324,7 @@ export class AgentRunner {
   /** The session ref of a live row (re-attach after a restart). */
   private refOf(row: AgentRow): SessionRef {
     // the folder its process writes to: where it was launched (another server's data dir after a takeover)
-    const dir = row.outputPath ? dirname(row.outputPath) : agentDir(this.ctx.config, row.id);
+    const dir = row.outputPath ? dirname(row.outputPath) : agentDir(this.ctx.hosts.of(row), row.id);
     return { agentId: row.id, session: row.sessionNumber, pid: row.pid!, startTime: row.pidStart, dir };
   }
 
@@ -336,7 +354,7 @@ export class AgentRunner {
     const adapter = adapterOf(row.provider);
     const decision = decideCompletion({
       stopRequested: outcome.stopped,
-      signal: await this.ctx.host.readSignal(row.workspacePath),
+      signal: await this.ctx.hosts.of(row).readSignal(row.workspacePath),
       result: outcome.result,
       rateLimit: outcome.rateLimit,
       exitCode: outcome.exitCode,
@@ -427,6 +445,14 @@ export class AgentRunner {
     if (this.ctx.closed()) return;
     const launched = await this.launch(row, { prompt, resume: opts.resume ?? true, kind, ...(opts.reason ? { reason: opts.reason } : {}), ...(opts.deliver ? { deliver: opts.deliver } : {}) });
     if (launched) await this.ctx.publish(row.id, "agent.resumed", { session: launched.session, reason: kind, pid: launched.ref.pid });
+  }
+
+  /** Stop watching an agent's run without touching its host (its worker is lost). */
+  async forget(id: string): Promise<void> {
+    const session = this.live.get(id);
+    if (!session) return;
+    this.live.delete(id);
+    await session.detach();
   }
 
   /** A user's stop of a live process run: resolves once its end was handled. False when none runs here. */

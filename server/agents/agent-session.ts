@@ -60,6 +60,7 @@ export class AgentSession {
   private detached = false;
   private timer: NodeJS.Timeout | undefined;
   private ending: Promise<void> | undefined;
+  private unnotify: (() => void) | undefined;
 
   constructor(private readonly opts: SessionOptions) {
     this.tailer = new JsonlTailer({
@@ -79,6 +80,8 @@ export class AgentSession {
 
   start(): void {
     this.tailer.start();
+    // a worker tells when the output grew: read it at once rather than at the next poll
+    this.unnotify = this.opts.host.onOutput?.(this.opts.ref, () => this.tailer.nudge());
     void this.watchExit();
     this.timer = setInterval(() => this.tick(), this.opts.pollMs);
     this.timer.unref();
@@ -198,6 +201,7 @@ export class AgentSession {
   async detach(): Promise<void> {
     this.detached = true;
     clearInterval(this.timer);
+    this.unnotify?.();
     await this.tailer.stop();
   }
 
@@ -209,6 +213,7 @@ export class AgentSession {
   private async finish(): Promise<void> {
     if (this.detached) return;
     clearInterval(this.timer);
+    this.unnotify?.();
     // wait until the wrapper recorded the exit (it writes the file right after the CLI exits)
     const deadline = Date.now() + 2000;
     let state = await this.state();

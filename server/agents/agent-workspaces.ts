@@ -11,6 +11,7 @@ import { isMergedInto } from "./disk";
 import { mergeWorkspace } from "./merge";
 import { commitRequestPrompt } from "./prompts";
 import type { Workspace } from "./workspace";
+import type { AgentHost } from "./agent-host";
 
 /** How often worktrees are measured and merged clean ones removed. */
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -31,13 +32,14 @@ export class AgentWorkspaces {
     private readonly resume: (row: AgentRow, prompt: string, kind: Exclude<RunKind, "spawn">) => Promise<void>,
   ) {}
 
-  private get host() {
-    return this.ctx.host;
+  /** The machine the agent's workspace is on (its worker's, or this one). */
+  private hostOf(row: Pick<AgentRow, "worker">) {
+    return this.ctx.hosts.of(row);
   }
 
   /** The worktree of a new agent (its setup command's output goes to the agent's log); a failure crashes the agent. */
-  async create(id: string, req: { alias: string; repo: string; baseRef?: string; init: boolean; worktreesDir: string }): Promise<Workspace> {
-    const made = await this.host.createWorkspace({ worktreesDir: req.worktreesDir, alias: req.alias, repo: req.repo, init: req.init, ...(req.baseRef ? { baseRef: req.baseRef } : {}) });
+  async create(id: string, host: AgentHost, req: { alias: string; repo: string; baseRef?: string; init: boolean; worktreesDir: string }): Promise<Workspace> {
+    const made = await host.createWorkspace({ worktreesDir: req.worktreesDir, alias: req.alias, repo: req.repo, init: req.init, ...(req.baseRef ? { baseRef: req.baseRef } : {}) });
     await this.output.setup(id, made.setup).catch(() => undefined);
     if (made.ok) {
       const ws = made.workspace;
@@ -48,6 +50,23 @@ export class AgentWorkspaces {
     const reason = err.message;
     await this.ctx.lifecycle.transition(id, "crashed", { patch: { statusReason: reason, finishedAt: Date.now(), workspaceRemoved: true }, event: { type: "agent.crashed", payload: { reason: reason.slice(0, 2000) } } });
     throw err;
+  }
+
+  /**
+   * An agent on a worker: its branch pushed to this server's repository (the worker's clone's
+   * origin), so changes, diff and merge read it here and it outlives the worker. Nothing for an
+   * agent on this machine (its branch is in the repository already). A failure is noted, not thrown.
+   */
+  async publishBranch(id: string): Promise<void> {
+    const row = await this.ctx.records.find(id);
+    if (!row || row.worker === null || row.workspaceKind !== "worktree" || row.workspaceRemoved || !row.branch || !this.ctx.hosts.reachable(row)) return;
+    try {
+      const { commit } = await this.hostOf(row).push(workspaceOf(row), { remote: "origin" });
+      this.ctx.log.debug({ agentId: id, commit }, "agent branch pushed from its worker");
+    } catch (err) {
+      this.ctx.log.warn({ err, agentId: id }, "pushing an agent's branch from its worker failed");
+      await this.output.note(id, row.sessionNumber, "note", `pushing ${row.branch} from worker ${row.worker} failed: ${(err as Error).message}`).catch(() => undefined);
+    }
   }
 
   /** A worktree removed by cleanup (not by a failed spawn): its repository is still there. */
@@ -63,8 +82,8 @@ export class AgentWorkspaces {
   async restore(row: AgentRow): Promise<AgentRow> {
     if (!this.restorable(row)) throw new DomainError("WORKSPACE_REMOVED", `Agent ${row.alias}'s workspace was removed: it cannot be resumed`, { kind: "CONFLICT" });
     const ws = workspaceOf(row);
-    await this.host.restoreWorktree(ws);
-    await this.host.writeInputFiles(ws.path, { agentId: row.id, alias: row.alias, mode: row.mode, task: row.task, provider: row.provider });
+    await this.hostOf(row).restoreWorktree(ws);
+    await this.hostOf(row).writeInputFiles(ws.path, { agentId: row.id, alias: row.alias, mode: row.mode, task: row.task, provider: row.provider });
     await this.ctx.publish(row.id, "worktree.created", { alias: row.alias, path: ws.path, branch: ws.branch, baseCommit: ws.baseCommit, kind: "worktree" });
     await this.output.note(row.id, row.sessionNumber, "note", `worktree restored at ${ws.path} on ${ws.branch}`);
     return await this.ctx.records.update(row.id, { workspaceRemoved: false, commitRequests: 0, cleanupWarning: null });
@@ -73,17 +92,17 @@ export class AgentWorkspaces {
   changes(row: AgentRow) {
     this.assertAvailable(row);
     const ws = workspaceOf(row);
-    return Promise.all([this.host.changes(ws), this.host.commitsSince(ws, row.mergedHead)]).then(([changes, commitsSinceMerge]) => ({ ...changes, commitsSinceMerge }));
+    return Promise.all([this.hostOf(row).changes(ws), this.hostOf(row).commitsSince(ws, row.mergedHead)]).then(([changes, commitsSinceMerge]) => ({ ...changes, commitsSinceMerge }));
   }
 
   diff(row: AgentRow, maxBytes?: number) {
     this.assertAvailable(row);
-    return this.host.diff(workspaceOf(row), maxBytes ? { maxBytes } : {});
+    return this.hostOf(row).diff(workspaceOf(row), maxBytes ? { maxBytes } : {});
   }
 
   summary(row: AgentRow, maxBytes: number) {
     this.assertAvailable(row);
-    return this.host.summary(workspaceOf(row), { maxBytes });
+    return this.hostOf(row).summary(workspaceOf(row), { maxBytes });
   }
 
   /** Merge the agent's branch into a local branch (default: the one it started from). */
@@ -114,13 +133,13 @@ export class AgentWorkspaces {
     if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: clean up once it is done`, { kind: "CONFLICT" });
     if (row.workspaceRemoved || row.workspaceKind !== "worktree") return;
     const ws = workspaceOf(row);
-    const dirty = (await this.host.workspaceExists(ws.path)) ? await this.host.dirtyFiles(ws) : [];
+    const dirty = (await this.hostOf(row).workspaceExists(ws.path)) ? await this.hostOf(row).dirtyFiles(ws) : [];
     if (dirty.length > 0 && !opts.discard) {
       throw new DomainError("WORKTREE_DIRTY", `The worktree ${ws.path} has uncommitted changes: ${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? ", ..." : ""}`, { kind: "CONFLICT", details: { files: dirty } });
     }
     if (dirty.length > 0) await this.output.note(row.id, row.sessionNumber, "note", `uncommitted work discarded by a user: ${dirty.slice(0, 20).join(", ")}`);
-    const ahead = await this.host.commitsAhead(ws);
-    await this.host.removeWorkspace(ws, { force: true, deleteBranch: ahead === 0 });
+    const ahead = await this.hostOf(row).commitsAhead(ws);
+    await this.hostOf(row).removeWorkspace(ws, { force: true, deleteBranch: ahead === 0 });
     await this.ctx.records.update(row.id, { workspaceRemoved: true, cleanupWarning: null, diskBytes: null });
     await this.ctx.publish(row.id, "worktree.removed", { alias: row.alias, path: ws.path, branch: ahead > 0 ? ws.branch : null, reason: dirty.length > 0 ? "cleaned up by a user, uncommitted work discarded" : "cleaned up by a user" });
   }
@@ -128,7 +147,7 @@ export class AgentWorkspaces {
   /** A deleted agent's workspace (refused when dirty unless forced). */
   async remove(row: AgentRow, force: boolean): Promise<void> {
     if (row.workspaceRemoved) return;
-    await this.host.removeWorkspace(workspaceOf(row), { force });
+    await this.hostOf(row).removeWorkspace(workspaceOf(row), { force });
     await this.ctx.publish(row.id, "worktree.removed", { alias: row.alias, path: row.workspacePath, branch: row.branch });
   }
 
@@ -164,9 +183,9 @@ export class AgentWorkspaces {
     const autocommit = this.ctx.config.agentAutocommit === "on";
     if ((cleanup === "off" && !autocommit) || this.ctx.closed()) return;
     const row = await this.ctx.records.get(id);
-    if (row.status !== "idle" || row.workspaceKind !== "worktree" || row.workspaceRemoved || !(await this.host.workspaceExists(row.workspacePath))) return;
+    if (row.status !== "idle" || row.workspaceKind !== "worktree" || row.workspaceRemoved || !(await this.hostOf(row).workspaceExists(row.workspacePath))) return;
     const ws = workspaceOf(row);
-    const dirty = await this.host.dirtyFiles(ws);
+    const dirty = await this.hostOf(row).dirtyFiles(ws);
     if (dirty.length > 0) {
       if (row.commitRequests < 1 && adapterOf(row.provider).resumeStyle !== "none" && row.sessionId) {
         const updated = await this.ctx.records.update(id, { commitRequests: row.commitRequests + 1, cleanupWarning: null });
@@ -187,8 +206,9 @@ export class AgentWorkspaces {
   /** Commit what the agent left on its branch, as the agent: null when it landed, else why not. */
   private async commitForAgent(row: AgentRow, ws: Workspace): Promise<string | null> {
     try {
-      const { commit, files } = await this.host.commitWorktree(ws, { message: autocommitMessage(row), author: agentIdentity(row) });
+      const { commit, files } = await this.hostOf(row).commitWorktree(ws, { message: autocommitMessage(row), author: agentIdentity(row) });
       await this.ctx.records.update(row.id, { cleanupWarning: null });
+      await this.publishBranch(row.id);
       const shown = `${files.slice(0, 10).join(", ")}${files.length > 10 ? `, … (${files.length} in all)` : ""}`;
       await this.output.note(row.id, row.sessionNumber, "note", `the agent left ${files.length} path(s) uncommitted: Switchyard committed them on ${ws.branch} as ${commit.slice(0, 10)} (${shown})`);
       await this.ctx.publish(row.id, "worktree.committed", { alias: row.alias, branch: ws.branch ?? "", commit, files: files.slice(0, 100), fileCount: files.length });
@@ -212,8 +232,8 @@ export class AgentWorkspaces {
     void (async () => {
       const row = await this.ctx.records.find(id);
       if (!row || row.workspaceRemoved) return;
-      if (!(await this.host.workspaceExists(row.workspacePath))) return;
-      const diskBytes = await this.host.diskUsage(row.workspacePath);
+      if (!(await this.hostOf(row).workspaceExists(row.workspacePath))) return;
+      const diskBytes = await this.hostOf(row).diskUsage(row.workspacePath);
       if (!this.ctx.closed() && (await this.ctx.records.find(id))) await this.ctx.records.update(id, { diskBytes, diskCheckedAt: Date.now() });
     })().catch(() => undefined);
   }
@@ -221,9 +241,9 @@ export class AgentWorkspaces {
   private async removeClean(row: AgentRow, how: "remove" | "archive", reason: string): Promise<void> {
     await agentTestHooks.beforeWorktreeRemoval?.(row.id);
     const ws = workspaceOf(row);
-    const ahead = await this.host.commitsAhead(ws);
-    if (how === "archive") await this.host.archiveWorkspace(ws, join(this.ctx.config.home, "archive", `${row.alias}-${Date.now()}`));
-    await this.host.removeWorkspace(ws, { deleteBranch: ahead === 0 });
+    const ahead = await this.hostOf(row).commitsAhead(ws);
+    if (how === "archive") await this.hostOf(row).archiveWorkspace(ws, join(this.hostOf(row).home, "archive", `${row.alias}-${Date.now()}`));
+    await this.hostOf(row).removeWorkspace(ws, { deleteBranch: ahead === 0 });
     await this.ctx.records.update(row.id, { workspaceRemoved: true, cleanupWarning: null, diskBytes: null });
     const kept = ahead > 0 ? `branch ${ws.branch} kept with ${ahead} commit(s)` : "no commits, so its branch was deleted too";
     await this.output.note(row.id, row.sessionNumber, "note", `worktree ${how === "archive" ? "archived and " : ""}removed (${reason}); ${kept}`);
@@ -252,22 +272,24 @@ export class AgentWorkspaces {
     const report: SweepEntry[] = [];
     const repos = new Set<string>();
     for (const row of await this.ctx.records.all()) {
-      if (row.workspaceKind !== "worktree" || row.workspaceRemoved || !(await this.host.workspaceExists(row.workspacePath))) continue;
-      if (row.repoPath) repos.add(row.repoPath);
-      const diskBytes = await this.host.diskUsage(row.workspacePath);
+      // an agent on a worker that is not connected to this server is measured by the one it is
+      if (!this.ctx.hosts.reachable(row)) continue;
+      if (row.workspaceKind !== "worktree" || row.workspaceRemoved || !(await this.hostOf(row).workspaceExists(row.workspacePath))) continue;
+      if (row.repoPath && row.worker === null) repos.add(row.repoPath);
+      const diskBytes = await this.hostOf(row).diskUsage(row.workspacePath);
       await this.ctx.records.update(row.id, { diskBytes, diskCheckedAt: Date.now() });
       const entry: SweepEntry = { agentId: row.id, alias: row.alias, path: row.workspacePath, diskBytes, removed: false };
       report.push(entry);
       if (LIVE_STATUSES.includes(row.status) || row.status === "waiting_for_input" || row.status === "waiting_for_account") continue;
       const ws = workspaceOf(row);
-      if (!ws.branch || !row.baseRef || (await this.host.dirtyFiles(ws)).length > 0) continue;
+      if (!ws.branch || !row.baseRef || (await this.hostOf(row).dirtyFiles(ws)).length > 0) continue;
       const into = (await isMergedInto(row.repoPath!, ws.branch, row.baseRef)) ? row.baseRef : await this.mergedByRecord(row, ws);
       if (!into) continue;
       await this.removeClean(row, this.ctx.config.agentCleanup === "debug" ? "archive" : "remove", `its branch is merged into ${into}`);
       entry.removed = true;
       entry.note = `merged into ${into}`;
     }
-    for (const repo of repos) await this.host.pruneWorktrees(repo).catch(() => undefined);
+    for (const repo of repos) await this.ctx.hosts.local.pruneWorktrees(repo).catch(() => undefined);
     return report;
   }
 
@@ -277,7 +299,7 @@ export class AgentWorkspaces {
    */
   private async mergedByRecord(row: AgentRow, ws: Workspace): Promise<string | null> {
     const m = mergeOf(row);
-    if (!m || !row.repoPath || (await this.host.commitsSince(ws, m.head)) !== 0) return null;
+    if (!m || !row.repoPath || (await this.hostOf(row).commitsSince(ws, m.head)) !== 0) return null;
     return (await isMergedInto(row.repoPath, m.commit, m.into, { commit: true })) ? m.into : null;
   }
 }

@@ -13,7 +13,7 @@ import type { Logger } from "../log";
 import { AgentApprovals, type ApprovalDecision } from "./agent-approvals";
 import { adapterOf, agentDir, type AgentContext, type AgentsConfig } from "./agent-context";
 import { agentSecrets, verifyAgentToken } from "./agent-env";
-import type { AgentHost } from "./agent-host";
+import { localHosts, type AgentHost, type AgentHosts } from "./agent-host";
 import { AgentLifecycle } from "./agent-lifecycle";
 import { AgentMessages } from "./agent-messages";
 import { AgentOutput, type OutputQuery } from "./agent-output";
@@ -28,12 +28,25 @@ import { git, repoRootOf } from "./git";
 import { LocalAgentHost } from "./local-host";
 import type { MergeResult, MergeStrategy } from "../../shared/agents";
 import { buildPrompt } from "./prompts";
+import { gitExportKey } from "../git-http/export-key";
+import { LIVE_STATUSES } from "./agent-records";
 import { repoNotGit } from "./workspace";
 
 export type { AgentsConfig } from "./agent-context";
 export type { OutputQuery } from "./agent-output";
 export { agentTestHooks } from "./agent-test-hooks";
 export { autocommitMessage } from "./agent-workspaces";
+
+/** Where a new agent runs: this machine, a worker (with its connection's epoch), or nowhere yet (why). */
+export type Placed = { worker: null } | { worker: string; epoch: number } | { queued: string };
+
+/** The workers' side of placement (server/workers/workers.service.ts): hosts and the choice of one. */
+export interface WorkerPlacement {
+  /** A connected worker's host, or undefined when it is not connected to this server. */
+  hostOf(name: string): AgentHost | undefined;
+  /** Where an agent asking for this runs (workers.service.ts: the default rule). */
+  place(req: { provider: string; worker?: string; labels: string[] }): Promise<Placed>;
+}
 
 export interface AgentsServiceOptions {
   /** The database (SQLite or PostgreSQL) every part of the domain reads and writes. */
@@ -48,8 +61,10 @@ export interface AgentsServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** Registered provider accounts (failover on usage limits); without it agents use the server's env. */
   accounts?: AccountsService;
-  /** Where agents run (default: this machine); wrapped by `wrapHost` when given (tests: a JSON loopback). */
+  /** This machine's host (default: a LocalAgentHost on the config's home; tests: a JSON loopback of it). */
   host?: AgentHost;
+  /** Workers on other machines (`yard worker`): where agents are placed once one is registered. */
+  workers?: WorkerPlacement;
   /** The servers of the database: which one watches each running agent (absent: this one watches all). */
   cluster?: Cluster;
 }
@@ -73,16 +88,19 @@ export class AgentsService {
   private readonly followUps: AgentFollowUps;
   private readonly secrets: { mint: Buffer; accept: Buffer[] };
   private closed = false;
+  /** Placements of queued agents, one pass at a time. */
+  private placing: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: AgentsServiceOptions) {
     this.records = new AgentRecords(opts.store);
     this.messages = new AgentMessages(opts.store);
     this.approvals = new AgentApprovals(opts.store, opts.bus);
+    const local = opts.host ?? new LocalAgentHost({ home: opts.config.home, pollMs: opts.pollMs ?? 500 });
     this.ctx = {
       bus: opts.bus,
       log: opts.log,
       config: opts.config,
-      host: opts.host ?? new LocalAgentHost({ home: opts.config.home, pollMs: opts.pollMs ?? 500 }),
+      hosts: opts.workers ? workerHosts(local, opts.workers) : localHosts(local),
       records: this.records,
       messages: this.messages,
       lifecycle: new AgentLifecycle(this.records, opts.bus),
@@ -177,28 +195,96 @@ export class AgentsService {
       input = { ...input, repo: input.repo ?? parent.repoPath ?? undefined, baseRef: input.baseRef ?? parent.baseRef ?? undefined };
     }
     const adapter = adapterOf(input.provider);
-    this.runner.commandOf(adapter);
+    const placement = { ...(input.worker ? { worker: input.worker } : {}), labels: input.labels ?? [] };
+    const placed = await this.place(adapter.name, placement);
+    if (!("queued" in placed) && placed.worker === null) this.runner.commandOf(adapter);
     const preferredAccount = input.account ? await this.runner.accountFor(adapter.name, input.account) : null;
     const repo = resolve(input.repo ?? process.cwd());
     if (!existsSync(repo)) throw new DomainError("REPO_NOT_FOUND", `The repository path ${repo} does not exist`);
     if (!input.init && !(await repoRootOf(repo))) throw repoNotGit(repo);
-    const worktreesDir = join(this.opts.config.home, "worktrees");
     const id = `agent_${uuidv7()}`;
-    const alias = await this.insertSpawn({ id, provider: adapter.name, input, repo, configDir: join(agentDir(this.opts.config, id), "config"), accountId: preferredAccount, parentAgentId: parent?.id ?? null }, worktreesDir);
-    const ws = await this.workspaces.create(id, { alias, repo, init: input.init ?? false, worktreesDir, ...(input.baseRef ? { baseRef: input.baseRef } : {}) });
-    await this.ctx.host.writeInputFiles(ws.path, { agentId: id, alias, mode: input.mode, task: input.prompt, provider: adapter.name });
-    const prompt = buildPrompt({ mode: input.mode, task: input.prompt, agentId: id, alias, workspacePath: ws.path, overridesDir: join(this.opts.config.home, "prompts") });
-    const row = await this.records.update(id, { prompt, workspacePath: ws.path, workspaceKind: ws.kind, branch: ws.branch, baseRef: ws.baseRef, baseCommit: ws.baseCommit });
+    const host = "queued" in placed ? this.ctx.hosts.local : this.ctx.hosts.of(placed);
+    const worktreesDir = join(host.home, "worktrees");
+    const alias = await this.insertSpawn(
+      {
+        id,
+        provider: adapter.name,
+        input,
+        repo,
+        configDir: join(agentDir(host, id), "config"),
+        accountId: preferredAccount,
+        parentAgentId: parent?.id ?? null,
+        worker: "queued" in placed ? null : placed.worker,
+        workerEpoch: "worker" in placed && placed.worker !== null ? placed.epoch : null,
+        placement: JSON.stringify(placement),
+      },
+      worktreesDir,
+    );
+    if ("queued" in placed) {
+      const row = await this.records.get(id);
+      await this.ctx.lifecycle.transition(id, "queued", { expectedVersion: row.version, patch: { statusReason: placed.queued }, event: { type: "agent.status_changed", payload: { status: "queued", reason: placed.queued } } });
+      await this.publish(id, "agent.spawned", { alias, provider: adapter.name, status: "queued", workspacePath: row.workspacePath, branch: null });
+      return this.get(id);
+    }
+    await this.start(id, { init: input.init ?? false });
+    return this.get(id);
+  }
+
+  /** Where an agent runs: its worker (connected and with room), this machine, or queued with the reason. */
+  private async place(provider: string, req: { worker?: string; labels: string[] }): Promise<Placed> {
+    if (req.worker === "local" || !this.opts.workers) {
+      if (req.labels.length > 0 && !this.opts.workers) throw new DomainError("WORKER_NOT_FOUND", "Labels choose a worker, and this server has no workers", { kind: "NOT_FOUND" });
+      return { worker: null };
+    }
+    return this.opts.workers.place({ provider, labels: req.labels, ...(req.worker ? { worker: req.worker } : {}) });
+  }
+
+  /** A placed agent's first run: its worktree on its host, its input files, then its CLI. */
+  private async start(id: string, opts: { init: boolean; fromQueue?: boolean }): Promise<void> {
+    let row = await this.records.get(id);
+    const host = this.ctx.hosts.of(row);
+    const adapter = adapterOf(row.provider);
+    const ws = await this.workspaces.create(id, host, { alias: row.alias, repo: row.repoPath!, init: opts.init, worktreesDir: join(host.home, "worktrees"), ...(row.baseRef ? { baseRef: row.baseRef } : {}) });
+    await host.writeInputFiles(ws.path, { agentId: id, alias: row.alias, mode: row.mode, task: row.task, provider: adapter.name });
+    const prompt = buildPrompt({ mode: row.mode, task: row.task, agentId: id, alias: row.alias, workspacePath: ws.path, overridesDir: join(this.opts.config.home, "prompts") });
+    row = await this.records.update(id, { prompt, workspacePath: ws.path, workspaceKind: ws.kind, branch: ws.branch, baseRef: ws.baseRef, baseCommit: ws.baseCommit });
     const launched = await this.runner.launch(row, { prompt, kind: "spawn" });
+    if (opts.fromQueue) return;
     await this.publish(id, "agent.spawned", {
-      alias,
+      alias: row.alias,
       provider: adapter.name,
       status: launched ? "running" : "waiting_for_account",
       ...(launched ? { pid: launched.ref.pid } : {}),
       workspacePath: ws.path,
       branch: ws.branch,
     });
-    return this.get(id);
+  }
+
+  /**
+   * Queued agents, oldest first, get a place when one opened (a worker connected, or one of its
+   * agents finished): each started there, the rest wait.
+   */
+  placeQueued(): Promise<void> {
+    this.placing = this.placing.then(async () => {
+      for (const row of await this.records.all()) {
+        if (this.closed || row.status !== "queued") continue;
+        const want = parsePlacement(row.placement);
+        const placed = await this.place(row.provider, want).catch((err: unknown) => ({ queued: err instanceof Error ? err.message : String(err) }));
+        if ("queued" in placed) {
+          if (placed.queued !== row.statusReason) await this.records.update(row.id, { statusReason: placed.queued });
+          continue;
+        }
+        const host = this.ctx.hosts.of(placed);
+        await this.records.update(row.id, {
+          worker: placed.worker,
+          workerEpoch: placed.worker === null ? null : placed.epoch,
+          configDir: join(agentDir(host, row.id), "config"),
+          workspacePath: join(host.home, "worktrees", row.alias),
+        });
+        await this.start(row.id, { init: false, fromQueue: true }).catch((err: unknown) => this.opts.log.warn({ err, agentId: row.id }, "starting a queued agent failed"));
+      }
+    });
+    return this.placing;
   }
 
   /** Answer the agent's pending questions; it resumes on the same session in the same worktree. */
@@ -262,7 +348,7 @@ export class AgentsService {
     await this.records.remove(row.id);
     await this.messages.forget(row.id);
     this.out.forget(row.id);
-    await this.ctx.host.removeAgentDir(agentDir(this.opts.config, row.id));
+    if (this.ctx.hosts.reachable(row)) await this.ctx.hosts.of(row).removeAgentDir(agentDir(this.ctx.hosts.of(row), row.id));
     await this.publish(row.id, "agent.deleted", { alias: row.alias });
   }
 
@@ -320,6 +406,45 @@ export class AgentsService {
     return outcome;
   }
 
+  /**
+   * A worker was lost (no contact for the lost delay): its agents that were running are
+   * interrupted (their work pushed so far is on their branch; `agents.resume` starts them again).
+   * Returns their ids.
+   */
+  async workerLost(name: string): Promise<string[]> {
+    const interrupted: string[] = [];
+    for (const row of await this.records.all()) {
+      if (row.worker !== name || !LIVE_STATUSES.includes(row.status)) continue;
+      await this.runner.forget(row.id);
+      const reason = `worker ${name} lost`;
+      try {
+        await this.ctx.lifecycle.transition(row.id, "interrupted", {
+          expectedVersion: row.version,
+          patch: { statusReason: `${reason}: what it had not pushed stays on that machine`, pid: null, finishedAt: Date.now() },
+          event: { type: "agent.status_changed", payload: { status: "interrupted", reason } },
+        });
+        interrupted.push(row.id);
+      } catch (err) {
+        this.opts.log.warn({ err, agentId: row.id }, "interrupting an agent of a lost worker failed (it moved meanwhile)");
+      }
+      await this.approvals.expireFor(row.id, reason);
+      await this.ctx.release(row.id);
+    }
+    return interrupted;
+  }
+
+  /** The repository a git export key names, if an agent on a worker works on it (server/git-http). */
+  async repoOfExportKey(key: string): Promise<{ repoPath: string } | null> {
+    for (const repoPath of await this.records.workerRepos()) if (gitExportKey(repoPath) === key) return { repoPath };
+    return null;
+  }
+
+  /** Whether a worker has (or had) an agent on the repository of that export key: what its token may fetch and push. */
+  async workerUsesRepo(worker: string, key: string): Promise<boolean> {
+    for (const repoPath of await this.records.workerRepos(worker)) if (gitExportKey(repoPath) === key) return true;
+    return false;
+  }
+
   /** Server shutdown: stop watching agents (they keep running and are re-attached at start). */
   async shutdown(): Promise<void> {
     this.closed = true;
@@ -367,4 +492,29 @@ async function switchyardBranches(repo: string | null | undefined): Promise<stri
     .split("\n")
     .map((r) => r.trim().slice("refs/heads/switchyard/".length))
     .filter((a) => a.length > 0);
+}
+
+/** What a queued agent asked for (its `placement` column). */
+function parsePlacement(text: string | null): { worker?: string; labels: string[] } {
+  try {
+    const p = JSON.parse(text ?? "{}") as { worker?: unknown; labels?: unknown };
+    return { ...(typeof p.worker === "string" ? { worker: p.worker } : {}), labels: Array.isArray(p.labels) ? p.labels.filter((l): l is string => typeof l === "string") : [] };
+  } catch {
+    return { labels: [] };
+  }
+}
+
+/** This machine and the workers connected to this server. */
+function workerHosts(local: AgentHost, workers: WorkerPlacement): AgentHosts {
+  const unreachable = (name: string) => new DomainError("WORKER_UNREACHABLE", `Worker ${name} is not connected to this server`, { kind: "CONFLICT" });
+  return {
+    local,
+    of(agent) {
+      if (agent.worker === null) return local;
+      const host = workers.hostOf(agent.worker);
+      if (!host) throw unreachable(agent.worker);
+      return host;
+    },
+    reachable: (agent) => agent.worker === null || workers.hostOf(agent.worker) !== undefined,
+  };
 }

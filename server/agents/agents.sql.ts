@@ -54,6 +54,12 @@ export const agents = sqliteTable(
     parentAgentId: text("parent_agent_id"),
     /** JSON: AgentGrant[], what its token may do beyond itself and its children (given at spawn). */
     grants: text("grants").notNull().default("[]"),
+    /** The worker (`yard worker --name`) its CLI runs on; null: this server's own machine. */
+    worker: text("worker"),
+    /** The worker's connection epoch when this agent's current run was placed there (a stale worker is fenced out). */
+    workerEpoch: integer("worker_epoch"),
+    /** JSON {worker?, labels?}: where it asked to run (a queued agent is placed again with it). */
+    placement: text("placement"),
     accountId: text("account_id"),
     /** The prompt of the current process run (retried on another account after a usage limit). */
     runPrompt: text("run_prompt"),

@@ -97,6 +97,11 @@ export class JsonlTailer {
     if (!this.watcher || this.polls % 5 === 0) this.kick(true);
   }
 
+  /** The source says it grew (a worker's output notice): read now rather than at the next poll. */
+  nudge(): void {
+    this.kick();
+  }
+
   /** Queue a read; coalesces with one queued but not yet started. */
   private kick(checkSize = false): void {
     if (this.stopped || this.queued) return;

@@ -50,6 +50,10 @@ export class LocalAgentHost implements AgentHost {
 
   constructor(private readonly opts: { home: string; pollMs?: number }) {}
 
+  get home(): string {
+    return this.opts.home;
+  }
+
   async startSession(req: StartSession): Promise<SessionRef> {
     await mkdir(req.dir, { recursive: true });
     const paths = sessionPaths(req.dir, req.session);

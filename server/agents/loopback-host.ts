@@ -31,12 +31,15 @@ export const HOST_CALLS = [
   "push",
   "worktreeGit",
   "diskUsage",
-] as const satisfies ReadonlyArray<Exclude<keyof AgentHost, "name">>;
+] as const satisfies ReadonlyArray<Exclude<keyof AgentHost, HostFacts>>;
+
+/** What a host is (its name, its data dir, where its agents reach the server), not calls. */
+type HostFacts = "name" | "home" | "serverUrl" | "providerCommand" | "onOutput";
 
 export type HostCall = (typeof HOST_CALLS)[number];
 
 // a call added to the interface but not to the list above does not compile
-type Unlisted = Exclude<Exclude<keyof AgentHost, "name">, HostCall>;
+type Unlisted = Exclude<Exclude<keyof AgentHost, HostFacts>, HostCall>;
 const everyCallListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyCallListed;
 
@@ -47,7 +50,7 @@ void everyCallListed;
  * call that only works in-process fails the tests that run through this host.
  */
 export function loopbackHost(inner: AgentHost): AgentHost {
-  const host: Record<string, unknown> = { name: `loopback(${inner.name})` };
+  const host: Record<string, unknown> = { name: `loopback(${inner.name})`, home: inner.home };
   for (const call of HOST_CALLS) {
     host[call] = async (...args: unknown[]) => {
       assertJson(args, `${call}(args)`);

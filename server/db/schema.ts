@@ -6,3 +6,4 @@ export * from "../agents/agents.sql";
 export * from "../conversations/conversations.sql";
 export * from "../accounts/accounts.sql";
 export * from "../cluster/cluster.sql";
+export * from "../workers/workers.sql";

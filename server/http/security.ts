@@ -14,13 +14,15 @@ export type GuardOptions = {
   /** Extra bearer tokens (e.g. agent-scoped ones) accepted besides the main token. */
   /** The agent a bearer token was minted for (agents' own scoped tokens), or null. */
   agentOf?: (token: string) => string | null;
+  /** The worker a bearer token belongs to (`yard worker token create`), or null: it may use /worker and /git/ only. */
+  workerOf?: (token: string) => string | null;
 };
 
 /**
  * Who a request is: the server's token, a dashboard session, anyone (no token configured), or an
  * agent by its own token, whose rights are its own (trpc/agent-scope.ts) even where a human's are open.
  */
-export type Principal = { kind: "token" | "cookie" | "open" } | { kind: "agent"; agentId: string };
+export type Principal = { kind: "token" | "cookie" | "open" } | { kind: "agent"; agentId: string } | { kind: "worker"; worker: string };
 export type GuardResult = ({ ok: true } & Principal) | { ok: false; status: 401 | 403; reason: string };
 
 export const LOGIN_PATH = "/login";
@@ -34,7 +36,7 @@ export function sessionValue(token: string): string {
   return createHmac("sha256", token).update("switchyard-session-v1").digest("base64url");
 }
 
-function safeEqual(a: string, b: string): boolean {
+export function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
@@ -92,6 +94,8 @@ export function createGuard(opts: GuardOptions) {
       // an agent's token makes it that agent, with a token on the server or without one
       const agentId = opts.agentOf?.(given) ?? null;
       if (agentId !== null) return { ok: true, kind: "agent", agentId };
+      const worker = opts.workerOf?.(given) ?? null;
+      if (worker !== null) return { ok: true, kind: "worker", worker };
       if (opts.token) return { ok: false, status: 401, reason: "Invalid token" };
     }
     if (!opts.token) return { ok: true, kind: "open" };

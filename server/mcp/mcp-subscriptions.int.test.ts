@@ -76,6 +76,12 @@ describe.each(["http", "stdio"] as const)("resource subscriptions over %s", (tra
     const steps: FakeAgentStep[] = [{ text: "before subscribing" }, { waitFile: go(1) }, { lines: { count: 400, perSecond: 200 } }, { text: "after the burst" }, { waitFile: go(2) }, { text: "after unsubscribing" }, { done: "grown" }];
     const agent = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: fakeAgentPrompt("grow", steps) });
     await until("the first line", () => outputHas(agent.id, "before subscribing"));
+    // and whatever it wrote with that line is persisted too (a loaded machine persists it in more than one chunk)
+    await until("a quiet log", async () => {
+      const a = (await w.t.client.agents.get.query({ agentId: agent.id })).lineCount;
+      await sleep(500);
+      return (await w.t.client.agents.get.query({ agentId: agent.id })).lineCount === a;
+    });
     const updates = updatesOf(client);
     const uri = `switchyard://agents/${agent.alias}/log`;
     await client.subscribeResource({ uri });

@@ -1,4 +1,5 @@
 import type { Cluster } from "../cluster/cluster.service";
+import type { WorkersService } from "../workers/workers.service";
 import type { Config } from "../config";
 import type { Principal } from "../http/security";
 import type { EventBus } from "../events/bus";
@@ -20,6 +21,7 @@ export type Services = {
   conversations: ConversationsService;
   /** The servers of this database (several on PostgreSQL; one on SQLite). */
   cluster: Cluster;
+  workers: WorkersService;
   redact: Redactor;
   startedAt: number;
   /** A one-time dashboard login link (or the plain URL when no token is set). */

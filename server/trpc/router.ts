@@ -9,6 +9,7 @@ import { modelsRouter } from "../models/models.router";
 import { runsRouter } from "../runs/runs.router";
 import { strategiesRouter } from "../strategies/strategies.router";
 import { publicProcedure, router } from "./init";
+import { workersRouter } from "../workers/workers.router";
 
 export const appRouter = router({
   health: publicProcedure.query(({ ctx }) => healthOf(ctx)),
@@ -28,6 +29,7 @@ export const appRouter = router({
   }),
   /** The servers sharing this database, live in the last 10 s (`self`: the one answering). */
   servers: router({ list: publicProcedure.query(({ ctx }) => ctx.cluster.live()) }),
+  workers: workersRouter,
   events: eventsRouter,
   strategies: strategiesRouter,
   runs: runsRouter,

@@ -14,6 +14,7 @@ const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthor
 export class WsGateway {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   private handler: WsConnectionHandler = (socket) => socket.close(1011, "not ready");
+  private workerHandler: ((socket: WebSocket, worker: string, req: IncomingMessage) => void) | undefined;
 
   constructor(private readonly guard: (req: IncomingMessage) => GuardResult) {}
 
@@ -25,11 +26,22 @@ export class WsGateway {
     this.handler = handler;
   }
 
+  /** `/worker`: a worker's connection (workers.service.ts), with the worker its token names. */
+  onWorker(handler: (socket: WebSocket, worker: string, req: IncomingMessage) => void): void {
+    this.workerHandler = handler;
+  }
+
   attach(server: Server): void {
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (req.url ?? "/").split("?")[0];
       const verdict = this.guard(req);
       if (!verdict.ok) return reject(socket, verdict.status, verdict.reason);
+      if (path === "/worker") {
+        if (verdict.kind !== "worker" || !this.workerHandler) return reject(socket, 401, "A worker connects with its own token: yard worker token create --name <name>");
+        const { worker } = verdict;
+        return this.wss.handleUpgrade(req, socket, head, (ws) => this.workerHandler!(ws, worker, req));
+      }
+      if (verdict.kind === "worker") return reject(socket, 403, "A worker's token is for /worker and /git/ only");
       // the Comma protocol drives strategy runs: not within an agent's rights
       if (verdict.kind === "agent") return reject(socket, 403, "An agent's token cannot use the daemon protocol (/ws)");
       if (path !== "/ws") return reject(socket, 404, "Not Found");

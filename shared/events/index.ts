@@ -5,6 +5,7 @@ import { ConversationEvents } from "./conversation";
 import { DaemonEvents } from "./daemon";
 import { RunEvents } from "./run";
 import { SystemEvents } from "./system";
+import { WorkerEvents } from "./worker";
 
 /**
  * The one catalogue of bus events. Names are dotted `<domain>.<past-tense>`; each maps to the zod
@@ -17,6 +18,7 @@ export const EventCatalog = {
   ...AgentEvents,
   ...ConversationEvents,
   ...AccountEvents,
+  ...WorkerEvents,
 } as const;
 
 export type EventCatalog = typeof EventCatalog;

@@ -25,6 +25,8 @@ type SpawnOptions = {
   phaseId?: string;
   account?: string;
   grant?: string[];
+  worker?: string;
+  label?: string[];
   json?: boolean;
 };
 
@@ -67,6 +69,8 @@ function spawn(agent: Command, cli: Cli): void {
     .option("--phase-id <id>", "a phase label other agents can ask it by")
     .option("--account <label>", "run it on this registered account (yard account list)")
     .option("--grant <right>", "give its token a right beyond itself and the agents it spawns: daemons (list, trigger, snapshot); repeatable", collect)
+    .option("--worker <name>", 'run it on this worker (yard worker list), or "local": the server\'s machine (default: the least-loaded worker once one is registered)')
+    .option("--label <label>", "only a worker with this label (yard worker --labels); repeatable", collect)
     .action(async (opts: SpawnOptions, self: Command) => {
       const spawned = await (await cli.client(self)).agents.spawn.mutate({
         provider: opts.provider,
@@ -82,6 +86,8 @@ function spawn(agent: Command, cli: Cli): void {
         phaseId: opts.phaseId,
         account: opts.account,
         ...(opts.grant ? { grants: opts.grant as never } : {}),
+        ...(opts.worker ? { worker: opts.worker } : {}),
+        ...(opts.label ? { labels: opts.label } : {}),
       });
       if (opts.json) return cli.json(spawned);
       cli.print(spawnedText(spawned, cli.style));

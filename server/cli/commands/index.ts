@@ -14,6 +14,7 @@ import { registerMcp } from "./mcp";
 import { registerRun } from "./run";
 import { registerServers } from "./servers";
 import { registerStart } from "./start";
+import { registerWorker } from "./worker";
 import type { Cli } from "./common";
 
 /**
@@ -24,6 +25,7 @@ const COMMANDS: ReadonlyArray<readonly [names: readonly string[], register: (pro
   [["start"], registerStart],
   [["health"], registerHealth],
   [["servers"], registerServers],
+  [["worker"], registerWorker],
   [["doctor"], registerDoctor],
   [["run", "continue", "runs"], registerRun],
   [["agent"], registerAgent],

@@ -49,6 +49,9 @@ export const agents = pgTable(
     parentAgentId: text("parent_agent_id"),
     /** JSON: AgentGrant[], what its token may do beyond itself and its children (given at spawn). */
     grants: text("grants").notNull().default("[]"),
+    worker: text("worker"),
+    workerEpoch: integer("worker_epoch"),
+    placement: text("placement"),
     accountId: text("account_id"),
     runPrompt: text("run_prompt"),
     runResumed: boolean("run_resumed").notNull().default(false),

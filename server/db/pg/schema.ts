@@ -11,3 +11,4 @@ export * from "./agents.sql";
 export * from "./conversations.sql";
 export * from "./accounts.sql";
 export * from "./cluster.sql";
+export * from "./workers.sql";

@@ -1,0 +1,123 @@
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { CreateWorkspace, CreatedWorkspace, SessionRef, StartSession } from "../agents/agent-host";
+import { git } from "../agents/git";
+import { LocalAgentHost, serializeError } from "../agents/local-host";
+import { withRepoLock, type Workspace } from "../agents/workspace";
+import { DomainError } from "../errors";
+
+/** What a worker keeps out of its agents' environment: its own credentials, and what only the worker's git needs. */
+const WORKER_ONLY = /^(SWITCHYARD_WORKER_TOKEN|SWITCHYARD_TOKEN|SWITCHYARD_URL|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_ASKPASS|NODE_OPTIONS|VITEST.*)$/;
+
+/**
+ * The worker's side of the session seam: its LocalAgentHost, with the server's repositories as
+ * git URLs. A repository is cloned once into `<home>/repos/<key>` (no checkout: only worktrees
+ * are used) and fetched before each new worktree; agents' branches go back with `git push origin`.
+ * The agents' environment is this machine's (never the worker's token) plus what the server sent.
+ */
+export class WorkerAgentHost {
+  private readonly local: LocalAgentHost;
+
+  constructor(
+    private readonly opts: {
+      home: string;
+      /** This machine's environment, the base of its agents' (what only the worker needs is left out). */
+      env: NodeJS.ProcessEnv;
+    },
+  ) {
+    this.local = new LocalAgentHost({ home: opts.home });
+  }
+
+  /** Where the clone of a repository URL of the server lives on this machine. */
+  clonePath(url: string): string {
+    const key = /\/git\/([A-Za-z0-9_-]{1,64})\.git\/?$/.exec(url)?.[1];
+    if (!key) throw new DomainError("REPO_NOT_FOUND", `Not a repository URL of the server: ${url}`);
+    return join(this.opts.home, "repos", key);
+  }
+
+  /** Clone (first time) or fetch the server's branches (not agents' branches: this machine's may be ahead). */
+  async sync(url: string): Promise<string> {
+    const path = this.clonePath(url);
+    return withRepoLock(path, async () => {
+      // this process's environment carries the server's auth header for git (worker-runtime.ts)
+      if (!existsSync(join(path, ".git"))) {
+        await mkdir(join(this.opts.home, "repos"), { recursive: true });
+        await git(["clone", "--quiet", "--no-checkout", url, path], { cwd: this.opts.home });
+      }
+      await git(["fetch", "--quiet", "--update-head-ok", "origin", "+refs/heads/*:refs/heads/*", "^refs/heads/switchyard/*", "+refs/tags/*:refs/tags/*"], { cwd: path });
+      return path;
+    });
+  }
+
+  /** The calls of the seam, by name (what the server sends). */
+  async call(name: string, args: unknown[]): Promise<unknown> {
+    switch (name) {
+      case "createWorkspace":
+        return this.createWorkspace(args[0] as CreateWorkspace);
+      case "startSession":
+        return this.startSession(args[0] as StartSession);
+      case "push": {
+        const [ws, opts] = args as [Workspace, { remote: string; ref?: string }];
+        return this.local.push(this.localWs(ws), opts);
+      }
+      case "removeWorkspace":
+      case "restoreWorktree":
+      case "archiveWorkspace":
+      case "dirtyFiles":
+      case "changes":
+      case "diff":
+      case "summary":
+      case "commitsAhead":
+      case "commitsSince":
+      case "commitWorktree": {
+        const fn = this.local[name] as (...a: unknown[]) => Promise<unknown>;
+        return fn.call(this.local, this.localWs(args[0] as Workspace), ...args.slice(1));
+      }
+      case "sessionState":
+      case "waitForExit":
+      case "stopSession":
+      case "readOutput":
+      case "prepareLaunch":
+      case "copySession":
+      case "removeAgentDir":
+      case "writeInputFiles":
+      case "readSignal":
+      case "signalWritten":
+      case "clearSignal":
+      case "workspaceExists":
+      case "pruneWorktrees":
+      case "worktreeGit":
+      case "diskUsage": {
+        const fn = this.local[name] as (...a: unknown[]) => Promise<unknown>;
+        return fn.apply(this.local, args);
+      }
+      default:
+        throw new DomainError("COMMAND_UNKNOWN", `This worker does not know the call "${name}" (run the same Switchyard version as the server)`);
+    }
+  }
+
+  private async createWorkspace(req: CreateWorkspace): Promise<CreatedWorkspace> {
+    let repo: string;
+    try {
+      repo = await this.sync(req.repo);
+    } catch (err) {
+      return { ok: false, error: serializeError(new DomainError("REPO_NOT_FOUND", `This worker could not get ${req.repo}: ${(err as Error).message}`)), setup: [] };
+    }
+    return this.local.createWorkspace({ ...req, repo });
+  }
+
+  private startSession(req: StartSession): Promise<SessionRef> {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(this.opts.env)) if (v !== undefined && !WORKER_ONLY.test(k)) env[k] = v;
+    Object.assign(env, req.env);
+    // the server's PATH entries (the yard shim) first, then this machine's
+    env.PATH = [req.env.PATH, this.opts.env.PATH].filter(Boolean).join(":");
+    return this.local.startSession({ ...req, env });
+  }
+
+  /** A workspace as the server names it (its repository a URL) as it is here. */
+  private localWs(ws: Workspace): Workspace {
+    return { ...ws, repoRoot: ws.repoRoot === null ? null : this.clonePath(ws.repoRoot) };
+  }
+}

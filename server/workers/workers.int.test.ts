@@ -1,0 +1,182 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import type { AgentInfo } from "../../shared/agents";
+import { fakeAgentPrompt } from "../testing/fake-agent";
+import { git, startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
+import { removeHome, tempHome } from "../testing/server-harness";
+import { REPO_ROOT } from "../paths";
+
+/** A `yard worker` process of its own, with its own data dir, as on another machine. */
+type WorkerProc = { name: string; proc: ChildProcess; home: string; output(): string; exited: Promise<number | null> };
+
+async function startWorker(url: string, token: string, name: string, opts: { capacity?: number; labels?: string[] } = {}): Promise<WorkerProc> {
+  const home = tempHome(`switchyard-worker-${name}-`);
+  const args = [join(REPO_ROOT, "bin", "yard.mjs"), "worker", "--server", url, "--token", token, "--home", home, "--capacity", String(opts.capacity ?? 4)];
+  if (opts.labels) args.push("--labels", opts.labels.join(","));
+  // a worker's environment: its own, never the server's data dir or token
+  const env = { ...process.env };
+  delete env.SWITCHYARD_HOME;
+  delete env.SWITCHYARD_TOKEN;
+  const proc = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((res) => proc.once("exit", (code) => res(code)));
+  await new Promise<void>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`worker ${name} did not connect:\n${out}`)), 30_000);
+    const check = () => {
+      if (out.includes(`as ${name} (epoch`)) {
+        clearTimeout(timer);
+        res();
+      }
+    };
+    proc.stderr!.on("data", check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      rej(new Error(`worker ${name} exited with ${code}:\n${out}`));
+    });
+  });
+  return { name, proc, home, output: () => out, exited };
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("workers: agents on other machines' yard worker", () => {
+  let world: AgentsWorld;
+  const workers: WorkerProc[] = [];
+  const tokens: Record<string, string> = {};
+
+  beforeAll(async () => {
+    world = await startAgentsWorld();
+    const client = world.t.client;
+    for (const name of ["w1", "w2"]) tokens[name] = (await client.workers.createToken.mutate({ name })).token;
+    workers.push(await startWorker(world.t.url, tokens.w1!, "w1", { capacity: 2, labels: ["gpu"] }));
+    workers.push(await startWorker(world.t.url, tokens.w2!, "w2", { capacity: 2 }));
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const w of workers) {
+      if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill("SIGKILL");
+      await w.exited;
+      removeHome(w.home);
+    }
+    await world?.stop();
+  });
+
+  it("registers each worker with what it has; a spawn goes to the least-loaded worker, runs there and its branch lands in the server's repository", async () => {
+    const client = world.t.client;
+    const list = await client.workers.list.query();
+    expect(list.map((w) => [w.name, w.state])).toEqual([
+      ["w1", "connected"],
+      ["w2", "connected"],
+    ]);
+    const w1 = list.find((w) => w.name === "w1")!;
+    expect(w1.capabilities?.labels).toEqual(["gpu"]);
+    expect(w1.capabilities?.providers.map((p) => p.name)).toContain("fake");
+    expect(w1.capabilities?.home).toBe(workers[0]!.home);
+
+    const script = (n: number) => [
+      { lines: { count: 50 } },
+      { write: { path: `notes-${n}.md`, content: `agent ${n} was here\n` } },
+      { bash: `git add notes-${n}.md && git commit -q -m "notes ${n}"` },
+      { done: `wrote notes-${n}.md` },
+    ];
+    const spawned: AgentInfo[] = [];
+    for (let n = 0; n < 3; n++) spawned.push(await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, prompt: fakeAgentPrompt(`notes ${n}`, script(n)) }));
+    expect(new Set(spawned.map((a) => a.worker))).toEqual(new Set(["w1", "w2"]));
+    for (const a of spawned) {
+      // its worktree is on its worker's disk, not the server's
+      const home = workers.find((w) => w.name === a.worker)!.home;
+      expect(a.workspacePath.startsWith(join(home, "worktrees"))).toBe(true);
+      const done = await waitForAgent(client, a.id);
+      expect(done.status).toBe("idle");
+      expect(done.lineCount).toBeGreaterThanOrEqual(50);
+      // every line the fake wrote came through, once, in order
+      const page = await client.agents.output.query({ agentId: a.id, fromLine: 0, limit: 200 });
+      const stamped = page.lines.flatMap((l) => l.events).filter((e) => e.kind === "text" && /^line \d+/.test(e.text));
+      expect(stamped.length).toBe(50);
+      // the branch was pushed to the server's repository: merge works here
+      const head = git(world.repo, "rev-parse", `switchyard/${done.alias}`);
+      expect(git(world.repo, "show", `${head}:${`notes-${spawned.indexOf(a)}.md`}`)).toContain("was here");
+    }
+    const merged = await client.agents.merge.mutate({ agentId: spawned[0]!.id });
+    expect(merged.merged).toBe(true);
+    expect(git(world.repo, "show", "main:notes-0.md")).toContain("agent 0 was here");
+  }, 120_000);
+
+  it("places by labels and by name; a spawn no worker can take is queued with its reason, and starts when one can", async () => {
+    const client = world.t.client;
+    const gpu = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, labels: ["gpu"], prompt: fakeAgentPrompt("gpu", [{ done: "ok" }]) });
+    expect(gpu.worker).toBe("w1");
+    const local = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, worker: "local", prompt: fakeAgentPrompt("here", [{ done: "ok" }]) });
+    expect(local.worker).toBeNull();
+    // no worker has this label: queued, with why
+    const queued = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, labels: ["tpu"], prompt: fakeAgentPrompt("tpu", [{ done: "ok" }]) });
+    expect(queued.status).toBe("queued");
+    expect(queued.statusReason).toMatch(/w1 lacks the label tpu/);
+    expect(queued.statusReason).toMatch(/w2 lacks the label tpu/);
+    await waitForAgent(client, gpu.id);
+    await waitForAgent(client, local.id);
+    // a worker with the label comes: the queued agent starts there
+    tokens.w3 = (await client.workers.createToken.mutate({ name: "w3" })).token;
+    workers.push(await startWorker(world.t.url, tokens.w3, "w3", { capacity: 1, labels: ["tpu"] }));
+    const started = await waitForAgent(client, queued.id);
+    expect(started.status).toBe("idle");
+    expect(started.worker).toBe("w3");
+  }, 120_000);
+
+  it("refuses a wrong or revoked token, and a worker's token anywhere but /worker and /git/", async () => {
+    const client = world.t.client;
+    const wsUrl = `${world.t.url.replace(/^http/, "ws")}/worker`;
+    const refused = (token: string) =>
+      new Promise<number>((resolve) => {
+        const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${token}` } });
+        ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+        ws.on("open", () => {
+          ws.close();
+          resolve(101);
+        });
+        ws.on("error", () => undefined);
+      });
+    expect(await refused("syw.w1.not-the-secret")).toBe(401);
+    // a worker's token cannot drive the API
+    const api = await fetch(`${world.t.url}/trpc/agents.list`, { headers: { authorization: `Bearer ${tokens.w2}` } });
+    expect(api.status).toBe(403);
+    // revoked: its connection is cut and it cannot come back
+    tokens.w4 = (await client.workers.createToken.mutate({ name: "w4" })).token;
+    const w4 = await startWorker(world.t.url, tokens.w4, "w4", { capacity: 1 });
+    workers.push(w4);
+    await client.workers.revoke.mutate({ name: "w4" });
+    expect(await refused(tokens.w4)).toBe(401);
+    await until("w4's reconnection refused", async () => /refused this worker \(HTTP 401\)/.test(w4.output()));
+    expect((await client.workers.get.query({ name: "w4" })).state).toBe("revoked");
+  }, 60_000);
+
+  it("kill -9 of a worker: within 15 s its running agent is interrupted with the reason, and the worker is lost", async () => {
+    const client = world.t.client;
+    const a = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, worker: "w2", prompt: fakeAgentPrompt("long", [{ text: "working" }, { sleep: 120_000 }, { done: "never" }]) });
+    await waitForAgent(client, a.id, ["running"]);
+    await until("its first line", async () => (await client.agents.get.query({ agentId: a.id })).lineCount > 0);
+    const w2 = workers.find((w) => w.name === "w2")!;
+    const killedAt = Date.now();
+    w2.proc.kill("SIGKILL");
+    const interrupted = await waitForAgent(client, a.id, ["interrupted"], 20_000);
+    const tookMs = Date.now() - killedAt;
+    expect(tookMs).toBeLessThan(16_000);
+    expect(interrupted.statusReason).toMatch(/worker w2 lost/);
+    expect((await client.workers.get.query({ name: "w2" })).state).toBe("lost");
+    const { events } = await client.events.list.query({ limit: 1000 });
+    const lost = events.filter((e) => e.type === "worker.lost").map((e) => e.payload as { name: string; interrupted: string[] });
+    expect(lost.some((p) => p.name === "w2" && p.interrupted.includes(a.id))).toBe(true);
+  }, 60_000);
+});
