@@ -63,7 +63,7 @@ export default tseslint.config(
   },
   {
     // the domains run on both stores (server/db/store.ts): every query awaited, no SQLite-only executor
-    files: ["server/{runs,agents,daemons,accounts,conversations,inbox,mcp,trpc,ws,strategies,tools}/**/*.ts"],
+    files: ["server/{runs,agents,daemons,accounts,conversations,inbox,mcp,trpc,ws,strategies,tools,workers}/**/*.ts"],
     // the hot-path stores: raw SQL per dialect, and the factories that pick one
     ignores: ["**/*.test.ts", "server/agents/log-store.ts", "server/agents/pg-log-store.ts", "server/agents/log-storage.ts", "server/daemons/queue-store.ts", "server/daemons/pg-queue-store.ts"],
     rules: {
