@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ALL_ERROR_CODES, ErrorCode, ErrorCodesByDomain, isErrorCode } from "../shared/errors";
+import { ErrorCode } from "../shared/error-schema";
+import { ALL_ERROR_CODES, ErrorCodesByDomain, isErrorCode } from "../shared/errors";
 
 const DOC = join(import.meta.dirname, "..", "docs", "ERRORS.md");
 

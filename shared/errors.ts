@@ -1,11 +1,12 @@
-import { z } from "zod";
-
 /**
  * The stable error codes of Switchyard, one list per domain. A domain throws
  * `new DomainError(code, message)` (server/errors.ts) with a code of these lists only; the tRPC
  * error formatter sends it as `data.appCode`, the Comma `/ws` and MCP layers as their error's
  * `code`, and the dashboard compares against the same union. Each code belongs to one domain and
  * is documented once, in docs/ERRORS.md (server/errors-doc.test.ts keeps the two in step).
+ *
+ * No zod here: the dashboard imports this, and zod would be most of its first page's JS. The
+ * codes' zod schema is `ErrorCode` in error-schema.ts.
  */
 
 /** The codes of tRPC itself: a failure that carries no domain code answers with its tRPC code. */
@@ -194,7 +195,6 @@ export type ErrorDomain = keyof typeof ErrorCodesByDomain;
 export type ErrorCode = (typeof ErrorCodesByDomain)[ErrorDomain][number];
 
 export const ALL_ERROR_CODES: readonly ErrorCode[] = Object.values(ErrorCodesByDomain).flat();
-export const ErrorCode = z.enum(ALL_ERROR_CODES as [ErrorCode, ...ErrorCode[]]);
 
 const known = new Set<string>(ALL_ERROR_CODES);
 /** True for a code of the catalogue (a code read from the wire, a file or another process). */
