@@ -77,9 +77,14 @@ export const agentsRouter = router({
   }),
   resume: publicProcedure.input(AgentsInput.resume).mutation(({ input, ctx }) => ctx.agents.resume(input.agentId, input.answers)),
   message: publicProcedure.input(AgentsInput.message).mutation(({ input, ctx }) => ctx.agents.message(input.agentId, input.text)),
-  output: publicProcedure.input(AgentsInput.output).query(({ input, ctx }) => {
+  /**
+   * A page of an agent's log, with `lastEventId`: the bus's last id, read before the lines, so
+   * `agents.onOutput` resumed from it misses none written after this page (one request, not two).
+   */
+  output: publicProcedure.input(AgentsInput.output).query(async ({ input, ctx }) => {
     const { agentId: id, ...q } = input;
-    return ctx.agents.output(id, q);
+    const lastEventId = ctx.bus.lastId;
+    return { ...(await ctx.agents.output(id, q)), lastEventId };
   }),
   changes: publicProcedure.input(AgentsInput.ref).query(({ input, ctx }) => ctx.agents.changes(input.agentId)),
   merge: publicProcedure

@@ -177,6 +177,30 @@ export function agentsSuite(agentHost: "local" | "loopback"): void {
       expect(JSON.parse(raw.lines[0]!.raw!).message.content[0].text).toHaveLength(20_000_000);
     });
 
+    it("a page of a writing agent's log and agents.onOutput resumed from its lastEventId: every line, none missing", async () => {
+      const agent = await w.t.client.agents.spawn.mutate({ provider: "fake", repo: w.repo, prompt: fakeAgentPrompt("log", [{ lines: { count: 3000, perSecond: 3000 } }, { done: "done" }]) });
+      let page = await w.t.client.agents.output.query({ agentId: agent.id, limit: 5000, fromLine: 0 });
+      while (page.totalLines < 100) page = await w.t.client.agents.output.query({ agentId: agent.id, limit: 5000, fromLine: 0 });
+      const seen = new Set(page.lines.map((l) => l.line));
+      await new Promise<void>((resolve, reject) => {
+        const sub = w.t.client.agents.onOutput.subscribe(
+          { agentId: agent.id, lastEventId: String(page.lastEventId) },
+          {
+            onData: ({ data }) => {
+              for (const l of data.lines) seen.add(l.line);
+              if (!data.events.some((e) => e.type === "agent.went_idle")) return;
+              sub.unsubscribe();
+              resolve();
+            },
+            onError: reject,
+          },
+        );
+      });
+      const { totalLines } = await w.t.client.agents.output.query({ agentId: agent.id, limit: 1 });
+      expect(totalLines).toBeGreaterThan(page.totalLines);
+      expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: totalLines }, (_, i) => i));
+    });
+
     it("queues a message for a running agent and delivers it at the next idle point", async () => {
       const agent = await w.t.client.agents.spawn.mutate({
         provider: "fake",

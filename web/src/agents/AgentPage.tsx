@@ -17,6 +17,7 @@ import { AgentLog } from "./AgentLog";
 import { ApprovalForm } from "./ApprovalForm";
 import { MergedBadge } from "./MergedBadge";
 import { AgentStatusBadge } from "./AgentStatusBadge";
+import { preloaded } from "./preload";
 import { useAgentLogHead } from "./useAgentLogHead";
 import { useAgentsLiveRefresh } from "./useAgentsLiveRefresh";
 
@@ -24,7 +25,8 @@ const LIVE = new Set(["starting", "running"]);
 
 export function AgentPage({ id }: { id: string }) {
   const utils = trpc.useUtils();
-  const agent = trpc.agents.get.useQuery({ agentId: id });
+  // opened in the browser: index.html asked for the agent already (its answer, once arrived, is the first render's)
+  const agent = trpc.agents.get.useQuery({ agentId: id }, { initialData: () => preloaded("agent", id) });
   const approvals = trpc.agents.approvals.useQuery({ agentId: id, status: "pending" });
   // asked now, beside the agent itself: the log's first screen does not wait for the page around it
   const logHead = useAgentLogHead(id);
