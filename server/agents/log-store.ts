@@ -212,7 +212,8 @@ export class AgentLogStore extends LogGroupCommit implements AgentLogStorage {
            AND first_line < ? ORDER BY first_line`,
       ),
       byId: sqlite.prepare("SELECT id, agent_id AS agentId, session, first_line AS firstLine, line_count AS lineCount, content FROM agent_log_chunks WHERE id = ?"),
-      total: sqlite.prepare("SELECT COALESCE(MAX(first_line + line_count), 0) AS lines FROM agent_log_chunks WHERE agent_id = ?"),
+      // the last chunk's end (an agent's chunks are contiguous): one step of the line index, not a scan of the log's chunks
+      total: sqlite.prepare("SELECT first_line + line_count AS lines FROM agent_log_chunks WHERE agent_id = ? ORDER BY first_line DESC LIMIT 1"),
       sessionBounds: sqlite.prepare("SELECT session, MIN(first_line) AS fromLine, MAX(first_line + line_count) AS toLine FROM agent_log_chunks WHERE agent_id = ? GROUP BY session ORDER BY session"),
     };
     this.transaction = sqlite.transaction((batch: readonly LogAppend[]) => batch.map((w) => this.insertLines(w)));
@@ -287,7 +288,7 @@ export class AgentLogStore extends LogGroupCommit implements AgentLogStorage {
   }
 
   async totalLines(agentId: string): Promise<number> {
-    return (this.stmts.total.get(agentId) as { lines: number }).lines;
+    return (this.stmts.total.get(agentId) as { lines: number } | undefined)?.lines ?? 0;
   }
 
   async sessions(agentId: string): Promise<SessionBounds[]> {

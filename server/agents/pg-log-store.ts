@@ -121,7 +121,7 @@ export class PgAgentLogStore extends LogGroupCommit implements AgentLogStorage {
   }
 
   async totalLines(agentId: string): Promise<number> {
-    const [row] = await this.sql<Array<{ lines: number }>>`SELECT COALESCE(MAX(first_line + line_count), 0)::int AS lines FROM agent_log_chunks WHERE agent_id = ${agentId}`;
+    const [row] = await this.sql<Array<{ lines: number }>>`SELECT (first_line + line_count)::int AS lines FROM agent_log_chunks WHERE agent_id = ${agentId} ORDER BY first_line DESC LIMIT 1`;
     return row?.lines ?? 0;
   }
 
