@@ -44,6 +44,8 @@ export interface AgentContext {
    */
   claim(agentId: string, opts?: { takeover?: boolean }): Promise<boolean>;
   release(agentId: string): Promise<void>;
+  /** Where an agent runs (with workers): this machine, a worker, or queued with why. */
+  place?(provider: string, req: { worker?: string; labels: string[] }): Promise<{ worker: null } | { worker: string; epoch: number } | { queued: string }>;
   /** Publish an agent's event (with `write`: in the same transaction, through its `tx`); dropped quietly after shutdown. */
   publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>, write?: RowWrite): Promise<void>;
 }
@@ -71,3 +73,14 @@ export function workspaceOf(row: AgentRow): Workspace {
     baseCommit: row.baseCommit,
   };
 }
+
+/** What a queued agent asked for (its `placement` column). */
+export function parsePlacement(text: string | null): { worker?: string; labels: string[] } {
+  try {
+    const p = JSON.parse(text ?? "{}") as { worker?: unknown; labels?: unknown };
+    return { ...(typeof p.worker === "string" ? { worker: p.worker } : {}), labels: Array.isArray(p.labels) ? p.labels.filter((l): l is string => typeof l === "string") : [] };
+  } catch {
+    return { labels: [] };
+  }
+}
+

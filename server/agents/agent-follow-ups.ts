@@ -21,6 +21,13 @@ export class AgentFollowUps {
   async answer(id: string, answers: Record<string, string>): Promise<string> {
     await this.workspaces.landed(id);
     const row = await this.ctx.records.get(id);
+    if (row.status === "interrupted") {
+      // its host was lost: it goes on (elsewhere when its worker is gone, in a new session with the work so far)
+      const prompt = Object.values(answers).join("\n\n").trim() || "Continue the task: the earlier session was interrupted before it finished.";
+      await this.output.note(row.id, row.sessionNumber, "user_message", prompt);
+      await this.runner.resumeWith(row, prompt, "message", { resume: this.ctx.hosts.reachable(row) && row.sessionId !== null });
+      return row.id;
+    }
     if (row.status !== "waiting_for_input") {
       throw new DomainError("AGENT_NOT_WAITING", `Agent ${row.alias} is ${row.status}, not waiting for answers`, { kind: "CONFLICT" });
     }

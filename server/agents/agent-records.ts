@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, count, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { AgentGrant, AgentQuestion, AgentUsage, QueuedMessage, type AgentInfo, type AgentMerge, type SpawnAgentInput } from "../../shared/agents";
 import type { AgentStatus } from "../../shared/statuses";
@@ -308,6 +308,22 @@ export class AgentRecords {
     );
     if (!row) throw notFound(id);
     return fromStored(row);
+  }
+
+  /**
+   * A queued agent taken for a place (compare-and-set on its version): false when another pass
+   * (here, or another server of the database) took it first. The version is bumped, so the other
+   * pass's own claim fails.
+   */
+  async claimQueued(id: string, version: number, patch: AgentPatch): Promise<AgentRow | null> {
+    const [row] = await this.store.tx((tx) =>
+      tx
+        .update(this.t)
+        .set({ ...toStored(patch), version: sql`${this.t.version} + 1`, updatedAt: Date.now() })
+        .where(and(eq(this.t.id, id), eq(this.t.status, "queued"), eq(this.t.version, version)))
+        .returning(),
+    );
+    return row ? fromStored(row) : null;
   }
 
   async remove(id: string): Promise<void> {

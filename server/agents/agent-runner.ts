@@ -1,10 +1,11 @@
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type { EventPayload, EventType } from "../../shared/events";
 import type { AcquiredAccount } from "../accounts/accounts.service";
 import type { TxDb } from "../db/store";
 import { DomainError } from "../errors";
 import { REPO_ROOT } from "../paths";
-import { adapterOf, agentDir, type AgentContext } from "./agent-context";
+import { adapterOf, agentDir, parsePlacement, workspaceOf, type AgentContext } from "./agent-context";
+import { git } from "./git";
 import { agentToken } from "./agent-env";
 import type { AgentHost, SessionRef } from "./agent-host";
 import { launchSession, type LaunchResult } from "./agent-launch";
@@ -125,11 +126,18 @@ export class AgentRunner {
    */
   async launch(row: AgentRow, how: RunRequest): Promise<LaunchResult | null> {
     const adapter = adapterOf(row.provider);
+    let resume = how.resume ?? false;
+    let prompt = how.prompt;
+    // its worker is gone (interrupted when it was lost): it goes on elsewhere, from its pushed branch, in a new session
+    if (row.worker !== null && !this.ctx.hosts.reachable(row) && !LIVE_STATUSES.includes(row.status) && this.ctx.place) {
+      const lost = row.worker;
+      row = await this.relocate(row);
+      resume = false;
+      prompt = await this.handoverPrompt(row, prompt, `its worker ${lost} was lost`);
+    }
     if (row.workspaceRemoved) row = await this.workspaces.restore(row);
     const host = this.ctx.hosts.of(row);
     const command = this.commandOn(host, adapter);
-    let resume = how.resume ?? false;
-    let prompt = how.prompt;
     let account: AcquiredAccount | null = null;
     const accounts = this.ctx.accounts;
     if (accounts && (await accounts.has(row.provider))) {
@@ -143,7 +151,7 @@ export class AgentRunner {
         const moved = row.sessionId ? await host.copySession({ provider: adapter.name, fromDir: row.configDir, toDir: account.configDir, sessionId: row.sessionId }) : 0;
         if (resume && moved === 0) {
           resume = false;
-          prompt = await this.handoverPrompt(row, prompt);
+          prompt = await this.handoverPrompt(row, prompt, "its account reached a usage limit");
         }
         row = await this.ctx.records.update(row.id, { accountId: account.id, configDir: account.configDir, ...(resume ? {} : { sessionId: null }) });
         if (from !== null) {
@@ -253,9 +261,9 @@ export class AgentRunner {
   }
 
   /** A fresh session's prompt carrying the work so far, when a session cannot move between accounts. */
-  private async handoverPrompt(row: AgentRow, prompt: string): Promise<string> {
+  private async handoverPrompt(row: AgentRow, prompt: string, why: string): Promise<string> {
     return [
-      "You are taking over a task from an earlier session that stopped at a usage limit; your worktree holds its work (check `git status` and `git log`).",
+      `You are taking over a task from an earlier session that stopped because ${why}; your worktree holds its work (check \`git status\` and \`git log\`).`,
       "",
       "# The task",
       "",
@@ -269,6 +277,35 @@ export class AgentRunner {
       "",
       prompt,
     ].join("\n");
+  }
+
+  /**
+   * An agent whose worker was lost, placed again (its placement, any worker but the lost one
+   * when it named that one): its worktree made on the new host from its branch as last pushed to
+   * this server (or its base when it never pushed), its input files written. What it had not
+   * pushed stayed on the lost machine; a note in its log says so.
+   */
+  private async relocate(row: AgentRow): Promise<AgentRow> {
+    const lost = row.worker!;
+    const want = parsePlacement(row.placement);
+    const placed = await this.ctx.place!(row.provider, { ...(want.worker && want.worker !== lost ? { worker: want.worker } : {}), labels: want.labels });
+    if ("queued" in placed) throw new DomainError("WORKER_UNREACHABLE", `Agent ${row.alias}'s worker ${lost} is lost, and no other can take it now: ${placed.queued}`, { kind: "CONFLICT" });
+    const host = this.ctx.hosts.of(placed);
+    const pushed = row.repoPath && row.branch ? await git(["rev-parse", "--verify", "--quiet", `refs/heads/${row.branch}^{commit}`], { cwd: row.repoPath }).then((o) => o.trim(), () => null) : null;
+    const moved = await this.ctx.records.update(row.id, {
+      worker: placed.worker,
+      workerEpoch: placed.worker === null ? null : placed.epoch,
+      workspacePath: join(host.home, "worktrees", row.alias),
+      configDir: join(agentDir(host, row.id), "config"),
+      sessionId: null,
+      workspaceRemoved: false,
+    });
+    await host.restoreWorktree(workspaceOf(moved));
+    await host.writeInputFiles(moved.workspacePath, { agentId: row.id, alias: row.alias, mode: row.mode, task: row.task, provider: row.provider });
+    const where = placed.worker === null ? "this server's machine" : `worker ${placed.worker}`;
+    const from = pushed ? `${row.branch} as last pushed (${pushed.slice(0, 10)})` : `its base ${row.baseCommit?.slice(0, 10) ?? ""} (it never pushed)`;
+    await this.output.note(row.id, row.sessionNumber, "note", `worker ${lost} was lost: continuing on ${where} from ${from}, in a new session; work it had not pushed stayed on ${lost}`);
+    return moved;
   }
 
   /** Watch a process run through its session: `fresh` when it just started (its output is read from 0). */

@@ -11,7 +11,7 @@ import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import { AgentApprovals, type ApprovalDecision } from "./agent-approvals";
-import { adapterOf, agentDir, type AgentContext, type AgentsConfig } from "./agent-context";
+import { adapterOf, agentDir, parsePlacement, type AgentContext, type AgentsConfig } from "./agent-context";
 import { agentSecrets, verifyAgentToken } from "./agent-env";
 import { localHosts, type AgentHost, type AgentHosts } from "./agent-host";
 import { AgentLifecycle } from "./agent-lifecycle";
@@ -111,6 +111,7 @@ export class AgentsService {
       claim: async (agentId, how) => !opts.cluster || (await opts.cluster.leases.acquire("agent", agentId, how)) !== undefined,
       release: async (agentId) => void (await opts.cluster?.leases.release("agent", agentId).catch(() => {})),
       publish: (agentId, type, payload, write) => this.publish(agentId, type, payload, write),
+      ...(opts.workers ? { place: (provider: string, req: { worker?: string; labels: string[] }) => this.place(provider, req) } : {}),
     };
     this.out = new AgentOutput(opts.store, this.ctx);
     this.secrets = agentSecrets(opts.config.home, opts.config.secretKey);
@@ -275,12 +276,14 @@ export class AgentsService {
           continue;
         }
         const host = this.ctx.hosts.of(placed);
-        await this.records.update(row.id, {
+        const claimed = await this.records.claimQueued(row.id, row.version, {
           worker: placed.worker,
           workerEpoch: placed.worker === null ? null : placed.epoch,
           configDir: join(agentDir(host, row.id), "config"),
           workspacePath: join(host.home, "worktrees", row.alias),
         });
+        // another pass took it first (another server of the database)
+        if (!claimed) continue;
         await this.start(row.id, { init: false, fromQueue: true }).catch((err: unknown) => this.opts.log.warn({ err, agentId: row.id }, "starting a queued agent failed"));
       }
     });
@@ -492,16 +495,6 @@ async function switchyardBranches(repo: string | null | undefined): Promise<stri
     .split("\n")
     .map((r) => r.trim().slice("refs/heads/switchyard/".length))
     .filter((a) => a.length > 0);
-}
-
-/** What a queued agent asked for (its `placement` column). */
-function parsePlacement(text: string | null): { worker?: string; labels: string[] } {
-  try {
-    const p = JSON.parse(text ?? "{}") as { worker?: unknown; labels?: unknown };
-    return { ...(typeof p.worker === "string" ? { worker: p.worker } : {}), labels: Array.isArray(p.labels) ? p.labels.filter((l): l is string => typeof l === "string") : [] };
-  } catch {
-    return { labels: [] };
-  }
 }
 
 /** This machine and the workers connected to this server. */

@@ -36,8 +36,11 @@ export class WorkerAgentHost {
     return join(this.opts.home, "repos", key);
   }
 
-  /** Clone (first time) or fetch the server's branches (not agents' branches: this machine's may be ahead). */
-  async sync(url: string): Promise<string> {
+  /**
+   * Clone (first time) or fetch the server's branches (not agents' branches: this machine's may be
+   * ahead); `branch`: also that agent branch as the server has it, when this clone has none.
+   */
+  async sync(url: string, branch?: string): Promise<string> {
     const path = this.clonePath(url);
     return withRepoLock(path, async () => {
       // this process's environment carries the server's auth header for git (worker-runtime.ts)
@@ -46,6 +49,14 @@ export class WorkerAgentHost {
         await git(["clone", "--quiet", "--no-checkout", url, path], { cwd: this.opts.home });
       }
       await git(["fetch", "--quiet", "--update-head-ok", "origin", "+refs/heads/*:refs/heads/*", "^refs/heads/switchyard/*", "+refs/tags/*:refs/tags/*"], { cwd: path });
+      if (branch) {
+        const here = await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: path }).then(
+          () => true,
+          () => false,
+        );
+        // the server may not have it (never pushed): the worktree then starts from its base
+        if (!here) await git(["fetch", "--quiet", "origin", `refs/heads/${branch}:refs/heads/${branch}`], { cwd: path }).catch(() => undefined);
+      }
       return path;
     });
   }
@@ -61,8 +72,13 @@ export class WorkerAgentHost {
         const [ws, opts] = args as [Workspace, { remote: string; ref?: string }];
         return this.local.push(this.localWs(ws), opts);
       }
+      case "restoreWorktree": {
+        // a worktree made again here (an agent moved from a lost worker): the clone, and its branch as pushed
+        const ws = args[0] as Workspace;
+        if (ws.repoRoot) await this.sync(ws.repoRoot, ws.branch ?? undefined);
+        return this.local.restoreWorktree(this.localWs(ws));
+      }
       case "removeWorkspace":
-      case "restoreWorktree":
       case "archiveWorkspace":
       case "dirtyFiles":
       case "changes":

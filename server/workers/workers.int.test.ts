@@ -162,21 +162,46 @@ describe("workers: agents on other machines' yard worker", () => {
     expect((await client.workers.get.query({ name: "w4" })).state).toBe("revoked");
   }, 60_000);
 
-  it("kill -9 of a worker: within 15 s its running agent is interrupted with the reason, and the worker is lost", async () => {
+  it("kill -9 of a worker: within 15 s its running agent is interrupted with the reason; resumed, it goes on on another worker from its pushed branch", async () => {
     const client = world.t.client;
-    const a = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, worker: "w2", prompt: fakeAgentPrompt("long", [{ text: "working" }, { sleep: 120_000 }, { done: "never" }]) });
+    // a first run commits (and its branch is pushed when it ends); a follow-up's run is the one cut off
+    const script = {
+      steps: [
+        { write: { path: "first.md", content: "from the first run\n" } },
+        { bash: "git add -A && (git commit -q -m first || true)" },
+        { done: "first run done" },
+      ],
+      resume: [[{ text: "working" }, { sleep: 120_000 }, { done: "never" }]],
+    };
+    const a = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, worker: "w2", prompt: fakeAgentPrompt("long", script) });
+    expect((await waitForAgent(client, a.id)).status).toBe("idle");
+    const pushed = git(world.repo, "rev-parse", `switchyard/${a.alias}`);
+    await client.agents.message.mutate({ agentId: a.id, text: "go on" });
     await waitForAgent(client, a.id, ["running"]);
-    await until("its first line", async () => (await client.agents.get.query({ agentId: a.id })).lineCount > 0);
+    await until("the follow-up's first line", async () => JSON.stringify((await client.agents.output.query({ agentId: a.id, limit: 50 })).lines).includes("working"));
     const w2 = workers.find((w) => w.name === "w2")!;
     const killedAt = Date.now();
     w2.proc.kill("SIGKILL");
     const interrupted = await waitForAgent(client, a.id, ["interrupted"], 20_000);
-    const tookMs = Date.now() - killedAt;
-    expect(tookMs).toBeLessThan(16_000);
+    // the spec's bound: interrupted within 15 s of the kill (+1 s for this test's polling on a loaded machine)
+    expect(Date.now() - killedAt).toBeLessThan(16_000);
     expect(interrupted.statusReason).toMatch(/worker w2 lost/);
     expect((await client.workers.get.query({ name: "w2" })).state).toBe("lost");
     const { events } = await client.events.list.query({ limit: 1000 });
     const lost = events.filter((e) => e.type === "worker.lost").map((e) => e.payload as { name: string; interrupted: string[] });
     expect(lost.some((p) => p.name === "w2" && p.interrupted.includes(a.id))).toBe(true);
-  }, 60_000);
+
+    // resumed: on another worker, its worktree from the branch as pushed, a new session handed the work so far
+    await client.agents.resume.mutate({ agentId: a.id, answers: {} });
+    const moved = await waitForAgent(client, a.id, ["idle", "crashed"]);
+    expect(moved.status).toBe("idle");
+    expect(moved.worker).not.toBe("w2");
+    expect(moved.worker).not.toBeNull();
+    const home = workers.find((w) => w.name === moved.worker)!.home;
+    expect(moved.workspacePath.startsWith(join(home, "worktrees"))).toBe(true);
+    const log = JSON.stringify((await client.agents.output.query({ agentId: a.id, limit: 500 })).lines);
+    expect(log).toContain(`worker w2 was lost: continuing on worker ${moved.worker} from switchyard/${a.alias} as last pushed (${pushed.slice(0, 10)})`);
+    // what the first run committed is there, on the same branch
+    expect(git(world.repo, "show", `switchyard/${a.alias}:first.md`)).toContain("from the first run");
+  }, 120_000);
 });
