@@ -1,4 +1,6 @@
 import { rmSync } from "node:fs";
+import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq, or, type SQL } from "drizzle-orm";
 import { AddAccountInput, type AccountInfo, type AccountProvider } from "../../shared/accounts";
@@ -233,6 +235,27 @@ export class AccountsService {
       } catch (err) {
         await this.markInvalid(row, err instanceof Error ? err.message : String(err));
       }
+    }
+  }
+
+  /**
+   * The account's credential as files for one run elsewhere (an agent on a worker): materialized
+   * into an empty folder here, every file it wrote read back, the folder removed. Only what the
+   * CLI needs to log in; never the account's own config dir (other agents' sessions live there).
+   */
+  async portable(accountId: string): Promise<Array<{ path: string; content: string }>> {
+    const row = await this.row(accountId);
+    const dir = await mkdtemp(join(tmpdir(), "switchyard-credential-"));
+    try {
+      await materialize(dir, await this.credentials(row));
+      const files: Array<{ path: string; content: string }> = [];
+      for (const name of await readdir(dir, { recursive: true })) {
+        const path = join(dir, name);
+        if ((await stat(path)).isFile()) files.push({ path: name, content: await readFile(path, "utf8") });
+      }
+      return files;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   }
 

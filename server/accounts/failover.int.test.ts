@@ -131,7 +131,8 @@ describe("account failover (real claude)", () => {
   it("with every account exhausted the agent waits for an account, then resumes when the limit passes", async () => {
     for (const a of await w.t.client.accounts.list.query()) await w.t.client.accounts.remove.mutate({ account: a.id, force: true });
     await w.t.client.accounts.add.mutate({ provider: "claude", label: "solo", kind: "api-key", secret: `${KEY_A}solo` });
-    const resetAt = Math.ceil(Date.now() / 1000) + 4;
+    // far enough ahead that a loaded machine reaches the 429 before the limit has passed
+    const resetAt = Math.ceil(Date.now() / 1000) + 10;
     let limited = true;
     const turns = new Map<string, number>();
     w.fake.setHandler((req) => {

@@ -32,6 +32,8 @@ export interface StartSession {
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  /** Variables the host's own environment must not give the process (a worker merges its environment under `env`). */
+  unset?: string[];
 }
 
 export interface SessionState {
@@ -87,6 +89,11 @@ export interface WorkspaceChanges {
   commitsAhead: number;
 }
 
+export interface ConfigFile {
+  path: string;
+  content: string;
+}
+
 export interface SerializedError {
   name: string;
   message: string;
@@ -123,6 +130,12 @@ export interface AgentHost {
   prepareLaunch(req: { provider: string; spec: LaunchSpec }): Promise<{ binDir: string }>;
   /** Copy a session's files between two config dirs (an account switch); how many were copied. */
   copySession(req: { provider: string; fromDir: string; toDir: string; sessionId: string }): Promise<number>;
+  /**
+   * Write files into a config dir (an account's credential for one run on a worker): paths
+   * relative to `dir`, mode 0600; a JSON object file that exists gets the given top-level keys
+   * merged into it (the CLI's own state in it stays).
+   */
+  writeConfigFiles(dir: string, files: ConfigFile[]): Promise<void>;
   /** Remove an agent's folder (its session files). */
   removeAgentDir(dir: string): Promise<void>;
 

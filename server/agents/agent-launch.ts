@@ -17,6 +17,8 @@ export interface LaunchInput {
   token: string;
   baseEnv: NodeJS.ProcessEnv;
   endpoints: LaunchSpec["endpoints"];
+  /** Variables the host's environment must not give the CLI (an account's: they would win). */
+  unset?: string[];
 }
 
 export interface LaunchResult {
@@ -72,7 +74,16 @@ export async function launchSession(input: LaunchInput): Promise<LaunchResult> {
     binDir,
     extra: cmd.env,
   });
-  const ref = await host.startSession({ agentId: row.id, session, dir: input.agentDir, command: cmd.command, args: cmd.args, cwd: row.workspacePath, env: definedOnly(env) });
+  const ref = await host.startSession({
+    agentId: row.id,
+    session,
+    dir: input.agentDir,
+    command: cmd.command,
+    args: cmd.args,
+    cwd: row.workspacePath,
+    env: definedOnly(env),
+    ...(input.unset?.length ? { unset: input.unset } : {}),
+  });
   return { session, ref, sessionId: newSessionId };
 }
 

@@ -146,20 +146,24 @@ export class AgentRunner {
         await this.waitForAccount(row, { prompt, resume, kind: how.kind }, how.reason);
         return null;
       }
+      // on a worker the agent keeps its own config dir there: only the account's credential travels into it
+      const remote = host.serverUrl !== undefined;
       if (account.id !== row.accountId) {
         const from = row.sessionNumber > 0 ? await accounts.label(row.accountId) : null;
-        const moved = row.sessionId ? await host.copySession({ provider: adapter.name, fromDir: row.configDir, toDir: account.configDir, sessionId: row.sessionId }) : 0;
+        const moved = remote ? 1 : row.sessionId ? await host.copySession({ provider: adapter.name, fromDir: row.configDir, toDir: account.configDir, sessionId: row.sessionId }) : 0;
         if (resume && moved === 0) {
           resume = false;
           prompt = await this.handoverPrompt(row, prompt, "its account reached a usage limit");
         }
-        row = await this.ctx.records.update(row.id, { accountId: account.id, configDir: account.configDir, ...(resume ? {} : { sessionId: null }) });
+        row = await this.ctx.records.update(row.id, { accountId: account.id, ...(remote ? {} : { configDir: account.configDir }), ...(resume ? {} : { sessionId: null }) });
         if (from !== null) {
           await this.output.note(row.id, row.sessionNumber, "note", `continuing on account ${account.label} (${resume ? "same session, its files copied over" : "a new session, handed the work so far"})`);
           await this.ctx.publish(row.id, "agent.account_switched", { from, to: account.label, reason: (how.reason ?? "usage limit").slice(0, 2000), resumedSession: resume });
         }
       }
     }
+    // a worker gets this run's credential only (materialized for it here), never the account store
+    if (account && host.serverUrl !== undefined) await host.writeConfigFiles(row.configDir, await accounts!.portable(account.id));
     await host.clearSignal(row.workspacePath);
     const launched = await launchSession({
       host,
@@ -175,6 +179,7 @@ export class AgentRunner {
       // a worker's agents get the worker's environment there, never this server's
       baseEnv: this.agentBaseEnv(account, host.name !== "local" && host.serverUrl !== undefined),
       endpoints: { anthropicBaseUrl: this.ctx.config.anthropicBaseUrl, openaiBaseUrl: this.ctx.config.openaiBaseUrl },
+      ...(account ? { unset: account.unset } : {}),
     });
     const patch: AgentPatch = {
       statusReason: null,

@@ -1,9 +1,9 @@
-import { cp, mkdir, open, rm } from "node:fs/promises";
+import { cp, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { isDomainError, DomainError } from "../errors";
 import { isErrorCode } from "../../shared/errors";
-import type { AgentHost, CreateWorkspace, CreatedWorkspace, OutputChunk, ReadOutput, SerializedError, SessionRef, SessionState, SetupLine, StartSession } from "./agent-host";
+import type { AgentHost, ConfigFile, CreateWorkspace, CreatedWorkspace, OutputChunk, ReadOutput, SerializedError, SessionRef, SessionState, SetupLine, StartSession } from "./agent-host";
 import { ensureYardShim } from "./agent-env";
 import { isAlive, killGroup, readExitCode, spawnDetached } from "./agent-process";
 import { diskUsage } from "./disk";
@@ -127,6 +127,26 @@ export class LocalAgentHost implements AgentHost {
     return (await getProvider(req.provider).accounts?.copySession(req.fromDir, req.toDir, req.sessionId)) ?? 0;
   }
 
+  async writeConfigFiles(dir: string, files: ConfigFile[]): Promise<void> {
+    const root = resolve(dir);
+    for (const f of files) {
+      const path = resolve(root, f.path);
+      if (!path.startsWith(`${root}/`)) throw new DomainError("BAD_INPUT", `A config file must stay inside ${root}: ${f.path}`);
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      let content = f.content;
+      if (path.endsWith(".json") && existsSync(path)) {
+        try {
+          const current = JSON.parse(await readFile(path, "utf8")) as unknown;
+          const next = JSON.parse(f.content) as unknown;
+          if (isObject(current) && isObject(next)) content = JSON.stringify({ ...current, ...next }, null, 2);
+        } catch {
+          // not JSON there: replaced
+        }
+      }
+      await writeFile(path, content, { mode: 0o600 });
+    }
+  }
+
   async removeAgentDir(dir: string): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
@@ -248,4 +268,8 @@ export function deserializeError(e: SerializedError): Error {
   const err = new Error(e.message);
   err.name = e.name;
   return err;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -10,6 +10,7 @@ export const HOST_CALLS = [
   "readOutput",
   "prepareLaunch",
   "copySession",
+  "writeConfigFiles",
   "removeAgentDir",
   "writeInputFiles",
   "readSignal",

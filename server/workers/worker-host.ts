@@ -96,6 +96,7 @@ export class WorkerAgentHost {
       case "readOutput":
       case "prepareLaunch":
       case "copySession":
+      case "writeConfigFiles":
       case "removeAgentDir":
       case "writeInputFiles":
       case "readSignal":
@@ -125,11 +126,13 @@ export class WorkerAgentHost {
 
   private startSession(req: StartSession): Promise<SessionRef> {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(this.opts.env)) if (v !== undefined && !WORKER_ONLY.test(k)) env[k] = v;
+    const unset = new Set(req.unset ?? []);
+    for (const [k, v] of Object.entries(this.opts.env)) if (v !== undefined && !WORKER_ONLY.test(k) && !unset.has(k)) env[k] = v;
     Object.assign(env, req.env);
     // the server's PATH entries (the yard shim) first, then this machine's
     env.PATH = [req.env.PATH, this.opts.env.PATH].filter(Boolean).join(":");
-    return this.local.startSession({ ...req, env });
+    const { unset: _unset, ...rest } = req;
+    return this.local.startSession({ ...rest, env });
   }
 
   /** A workspace as the server names it (its repository a URL) as it is here. */

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -134,6 +135,33 @@ describe("workers: agents on other machines' yard worker", () => {
     expect(started.status).toBe("idle");
     expect(started.worker).toBe("w3");
   }, 120_000);
+
+  it("usage-limit failover on a worker: each run gets only its account's credential, and the session goes on on the next account", async () => {
+    const client = world.t.client;
+    await client.accounts.add.mutate({ provider: "fake", label: "fake-a", kind: "api-key", secret: "fake-key-aaaa-0001" });
+    await client.accounts.add.mutate({ provider: "fake", label: "fake-b", kind: "api-key", secret: "fake-key-bbbb-0002" });
+    try {
+      const prompt = fakeAgentPrompt("FAILOVER_ON_A_WORKER", {
+        steps: [{ bash: 'echo "$ANTHROPIC_API_KEY" > key-first.txt; echo "$CLAUDE_CONFIG_DIR" > config-dir.txt' }, { rateLimit: { resetsAt: "2030-01-01T00:00:00.000Z" } }],
+        resume: [[{ bash: 'echo "$ANTHROPIC_API_KEY" > key-second.txt' }, { done: "done on fake-b" }]],
+      });
+      const spawned = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, worker: "w1", prompt, account: "fake-a" });
+      const done = await waitForAgent(client, spawned.id, ["idle", "crashed", "waiting_for_account", "stopped"], 60_000);
+      expect(done.status, done.statusReason ?? "").toBe("idle");
+      expect(done.worker).toBe("w1");
+      expect(done.accountLabel).toBe("fake-b");
+      expect(readFileSync(join(done.workspacePath, "key-first.txt"), "utf8").trim()).toBe("fake-key-aaaa-0001");
+      expect(readFileSync(join(done.workspacePath, "key-second.txt"), "utf8").trim()).toBe("fake-key-bbbb-0002");
+      // its config dir is its own, on the worker's disk, not an account's folder of the server
+      const configDir = readFileSync(join(done.workspacePath, "config-dir.txt"), "utf8").trim();
+      expect(configDir).toBe(join(workers[0]!.home, "agents", spawned.id, "config"));
+      expect(existsSync(join(workers[0]!.home, "accounts"))).toBe(false);
+      const { events } = await client.events.list.query({ scope: { kind: "agent", id: spawned.id }, limit: 500 });
+      expect(events.find((e) => e.type === "agent.account_switched")?.payload).toMatchObject({ from: "fake-a", to: "fake-b", resumedSession: true });
+    } finally {
+      for (const a of await client.accounts.list.query()) await client.accounts.remove.mutate({ account: a.id, force: true });
+    }
+  }, 90_000);
 
   it("refuses a wrong or revoked token, and a worker's token anywhere but /worker and /git/", async () => {
     const client = world.t.client;
