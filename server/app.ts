@@ -211,9 +211,10 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     serverFactory: (handler) => {
       const server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
         const verdict = guard.check(req);
-        if (verdict.ok && verdict.kind === "worker" && !(req.url ?? "").startsWith("/git/")) {
+        // a worker's token: its connection (/worker, an upgrade), git, and /health (yard doctor on its machine)
+        if (verdict.ok && verdict.kind === "worker" && !(req.url ?? "").startsWith("/git/") && (req.url ?? "").split("?")[0] !== "/health") {
           res.writeHead(403, { "content-type": "application/json; charset=utf-8" });
-          return res.end(JSON.stringify({ error: "FORBIDDEN", message: "A worker's token is for /worker and /git/ only" }));
+          return res.end(JSON.stringify({ error: "FORBIDDEN", message: "A worker's token is for /worker, /git/ and /health only" }));
         }
         if (verdict.ok) {
           (req as IncomingMessage & { principal?: Principal }).principal =

@@ -63,6 +63,9 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   for (const c of cliChecks) if (!c.found && anyCli && c.check.status === "warn") c.check.status = "info";
   checks.push(...cliChecks.flatMap((c) => (c.found ? [c.check, credentialCheck(c.provider, c.command, counts, o.env)] : [c.check])));
   checks.push(modelsCheck(config), dataDir, store.check, port, ...chromiumCheck(o));
+  // on a worker's machine: does the server take its token (yard worker)
+  const workerToken = o.env.SWITCHYARD_WORKER_TOKEN;
+  if (workerToken) checks.push(await workerCheck(o.url, workerToken));
   return { ok: checks.every((c) => c.status !== "fail"), version: o.version, checks };
 }
 
@@ -268,5 +271,19 @@ function chromiumCheck(o: DoctorOptions): Check[] {
     return [{ ...base, status: "ok", detail: `${path} (for the e2e tests)` }];
   } catch {
     return [{ ...base, status: "warn", detail: `${path} not found: only the e2e tests (npm run test:e2e) need it`, fix: "apt-get install chromium, or CHROMIUM_PATH=/path/to/chromium" }];
+  }
+}
+
+/** A worker's machine (SWITCHYARD_WORKER_TOKEN set): the server reachable and its token accepted. */
+export async function workerCheck(url: string, token: string): Promise<Check> {
+  const name = token.split(".")[1] ?? "?";
+  const fix = `make a new token on the server (yard worker token create --name ${name}) and set SWITCHYARD_WORKER_TOKEN`;
+  try {
+    const res = await fetch(`${url}/health`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5000) });
+    if (res.ok) return { id: "worker", title: "worker", status: "ok", detail: `the server at ${url} accepts worker ${name}'s token (yard worker --server ${url})` };
+    if (res.status === 401) return { id: "worker", title: "worker", status: "fail", detail: `the server at ${url} refuses worker ${name}'s token (wrong or revoked)`, fix };
+    return { id: "worker", title: "worker", status: "fail", detail: `the server at ${url} answered HTTP ${res.status} to worker ${name}'s token`, fix: "set SWITCHYARD_ALLOWED_HOSTS on the server to the name this machine uses for it" };
+  } catch (err) {
+    return { id: "worker", title: "worker", status: "fail", detail: `cannot reach the server at ${url}: ${(err as Error).message}`, fix: "check --url / SWITCHYARD_URL and that the server binds an address this machine reaches (SWITCHYARD_HOST with SWITCHYARD_TOKEN)" };
   }
 }

@@ -96,6 +96,8 @@ export function createGuard(opts: GuardOptions) {
       if (agentId !== null) return { ok: true, kind: "agent", agentId };
       const worker = opts.workerOf?.(given) ?? null;
       if (worker !== null) return { ok: true, kind: "worker", worker };
+      // a worker's token that is wrong or revoked is refused even where no token is required: the worker must hear it
+      if (opts.workerOf && given.startsWith("syw.")) return { ok: false, status: 401, reason: "Invalid or revoked worker token" };
       if (opts.token) return { ok: false, status: 401, reason: "Invalid token" };
     }
     if (!opts.token) return { ok: true, kind: "open" };

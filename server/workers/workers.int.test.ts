@@ -8,6 +8,7 @@ import { fakeAgentPrompt } from "../testing/fake-agent";
 import { git, startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
 import { removeHome, tempHome } from "../testing/server-harness";
 import { REPO_ROOT } from "../paths";
+import { workerCheck } from "../cli/doctor";
 
 /** A `yard worker` process of its own, with its own data dir, as on another machine. */
 type WorkerProc = { name: string; proc: ChildProcess; home: string; output(): string; exited: Promise<number | null> };
@@ -177,9 +178,11 @@ describe("workers: agents on other machines' yard worker", () => {
         ws.on("error", () => undefined);
       });
     expect(await refused("syw.w1.not-the-secret")).toBe(401);
-    // a worker's token cannot drive the API
+    // a worker's token cannot drive the API; /health answers it (yard doctor on the worker's machine)
     const api = await fetch(`${world.t.url}/trpc/agents.list`, { headers: { authorization: `Bearer ${tokens.w2}` } });
     expect(api.status).toBe(403);
+    expect((await workerCheck(world.t.url, tokens.w2!)).status).toBe("ok");
+    expect(await workerCheck(world.t.url, "syw.w2.wrong")).toMatchObject({ status: "fail", detail: expect.stringMatching(/refuses worker w2's token/) });
     // revoked: its connection is cut and it cannot come back
     tokens.w4 = (await client.workers.createToken.mutate({ name: "w4" })).token;
     const w4 = await startWorker(world.t.url, tokens.w4, "w4", { capacity: 1 });

@@ -41,7 +41,7 @@ export class WsGateway {
         const { worker } = verdict;
         return this.wss.handleUpgrade(req, socket, head, (ws) => this.workerHandler!(ws, worker, req));
       }
-      if (verdict.kind === "worker") return reject(socket, 403, "A worker's token is for /worker and /git/ only");
+      if (verdict.kind === "worker") return reject(socket, 403, "A worker's token is for /worker, /git/ and /health only");
       // the Comma protocol drives strategy runs: not within an agent's rights
       if (verdict.kind === "agent") return reject(socket, 403, "An agent's token cannot use the daemon protocol (/ws)");
       if (path !== "/ws") return reject(socket, 404, "Not Found");
