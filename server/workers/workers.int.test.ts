@@ -213,6 +213,10 @@ describe("workers: agents on other machines' yard worker", () => {
     const w2 = workers.find((w) => w.name === "w2")!;
     const killedAt = Date.now();
     w2.proc.kill("SIGKILL");
+    // its connection closed: disconnected from then on, though its last heartbeat is still fresh
+    // (a fresh heartbeat counts only for a worker connected to another server of the database)
+    await until("w2's worker.disconnected", async () => (await client.events.list.query({ limit: 1000 })).events.some((e) => e.type === "worker.disconnected" && (e.payload as { name: string }).name === "w2"));
+    expect((await client.workers.get.query({ name: "w2" })).state).toBe("disconnected");
     const interrupted = await waitForAgent(client, a.id, ["interrupted"], 20_000);
     // the spec's bound: interrupted within 15 s of the kill (+1 s for this test's polling on a loaded machine)
     expect(Date.now() - killedAt).toBeLessThan(16_000);

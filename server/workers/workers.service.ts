@@ -315,7 +315,10 @@ export class WorkersService implements WorkerPlacement {
     } catch {
       caps = null;
     }
-    const fresh = r.heartbeatAt !== null && Date.now() - r.heartbeatAt < WORKER_SILENT_MS;
+    // connected here: its link says; connected to another server of the database: its fresh heartbeat
+    // (a link of this server that just closed leaves a heartbeat fresh for a few seconds)
+    const elsewhere = r.serverId !== this.deps.cluster.serverId;
+    const fresh = elsewhere && r.heartbeatAt !== null && Date.now() - r.heartbeatAt < WORKER_SILENT_MS;
     const state: WorkerState =
       r.revokedAt !== null ? "revoked" : r.lostAt !== null ? "lost" : r.connectedAt === null ? "new" : this.links.has(r.name) || fresh ? "connected" : "disconnected";
     return {
