@@ -1,4 +1,5 @@
 import type { AgentStatus } from "./statuses";
+import type { WorkerState } from "./workers";
 
 /**
  * How people are shown a status: the dashboard's badges and the `yard` CLI's text alike. No zod
@@ -25,3 +26,12 @@ export const AGENT_STATUS_LABELS: Record<AgentStatus, string> = {
 export function agentStatusLabel(a: { status: AgentStatus; needsYou?: boolean }): string {
   return a.needsYou ? AGENT_STATUS_LABELS.waiting_for_input : AGENT_STATUS_LABELS[a.status];
 }
+
+/** A worker's state in words (`yard worker` processes on other machines). */
+export const WORKER_STATE_LABELS: Record<WorkerState, string> = {
+  new: "Never connected",
+  connected: "Connected",
+  disconnected: "Disconnected",
+  lost: "Lost",
+  revoked: "Revoked",
+};

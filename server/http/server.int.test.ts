@@ -32,7 +32,7 @@ describe("HTTP surface", () => {
   });
 
   it("serves the dashboard at / and falls back to it on client routes", async () => {
-    for (const path of ["/", "/runs", "/runs/abc", "/agents", "/agents/x/y", "/daemons", "/inbox", "/accounts"]) {
+    for (const path of ["/", "/runs", "/runs/abc", "/agents", "/agents/x/y", "/daemons", "/inbox", "/accounts", "/workers"]) {
       const res = await fetch(`${t.url}${path}`);
       expect(res.status, path).toBe(200);
       expect(await res.text(), path).toContain("app-shell");

@@ -8,7 +8,7 @@ import { join } from "node:path";
  * plain text, or the dashboard (status 404, its own "Page not found") for a browser asking for a
  * page (`Accept: text/html`) outside the API and the assets.
  */
-const CLIENT_ROUTES = /^\/(?:(?:runs|agents|daemons|inbox|conversations|accounts|settings)(?:\/.*)?)?$/;
+const CLIENT_ROUTES = /^\/(?:(?:runs|agents|daemons|inbox|conversations|accounts|workers|settings)(?:\/.*)?)?$/;
 
 export function isClientRoute(path: string): boolean {
   return CLIENT_ROUTES.test(path);

@@ -11,6 +11,7 @@ import { HomePage } from "./pages/HomePage";
 import { InboxPage } from "./pages/InboxPage";
 import { NotFoundPage } from "./pages/NotFoundPage";
 import { RunsPage } from "./pages/RunsPage";
+import { WorkersPage } from "./workers/WorkersPage";
 import { matchRoute, type Route } from "./router/routes";
 import { usePath } from "./router/usePath";
 import { createQueryClient, createTrpcClient, trpc } from "./trpc";
@@ -66,6 +67,8 @@ function Page({ route }: { route: Route }) {
       return <AccountsPage id={route.id} />;
     case "conversations":
       return <ConversationsPage />;
+    case "workers":
+      return <WorkersPage />;
     case "not-found":
       return <NotFoundPage path={route.path} />;
   }

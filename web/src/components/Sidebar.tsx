@@ -2,7 +2,7 @@ import { useEffect, useRef, type ComponentType, type SVGProps } from "react";
 import { Link } from "../router/Link";
 import type { PageId } from "../router/routes";
 import { ConnectionIndicator } from "./ConnectionIndicator";
-import { AgentsIcon, ChatIcon, DaemonsIcon, InboxIcon, KeyIcon, LogoIcon, OverviewIcon, RunsIcon } from "./icons";
+import { AgentsIcon, ChatIcon, DaemonsIcon, InboxIcon, KeyIcon, LogoIcon, OverviewIcon, RunsIcon, WorkersIcon } from "./icons";
 import { ServerStatus } from "./ServerStatus";
 import { ThemeToggle } from "./ThemeToggle";
 import { Notifier } from "../inbox/Notifier";
@@ -18,6 +18,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { page: "conversations", href: "/conversations", label: "Conversations", Icon: ChatIcon },
   { page: "inbox", href: "/inbox", label: "Inbox", Icon: InboxIcon },
   { page: "accounts", href: "/accounts", label: "Accounts", Icon: KeyIcon },
+  { page: "workers", href: "/workers", label: "Workers", Icon: WorkersIcon },
 ];
 
 /**

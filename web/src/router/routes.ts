@@ -1,9 +1,9 @@
 /** The dashboard's pages; each has a top-level path the server falls back to index.html for. */
-export type PageId = "home" | "runs" | "agents" | "daemons" | "conversations" | "inbox" | "accounts";
+export type PageId = "home" | "runs" | "agents" | "daemons" | "conversations" | "inbox" | "accounts" | "workers";
 
 export type Route = { page: PageId; id?: string } | { page: "not-found"; path: string };
 
-const SECTIONS: readonly PageId[] = ["runs", "agents", "daemons", "conversations", "inbox", "accounts"];
+const SECTIONS: readonly PageId[] = ["runs", "agents", "daemons", "conversations", "inbox", "accounts", "workers"];
 
 /** What may follow a section's path: any id (a run, agent or daemon), only `new`, or nothing. */
 const CHILDREN: Partial<Record<PageId, "id" | "new">> = { runs: "id", agents: "id", daemons: "id", accounts: "new" };
