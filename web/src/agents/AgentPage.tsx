@@ -62,6 +62,11 @@ export function AgentPage({ id }: { id: string }) {
         <AgentStatusBadge status={a.status} needsYou={a.needsYou} />
         {a.statusReason && <span data-testid="agent-reason">{a.statusReason}</span>}
         <span className="font-mono text-xs">{a.branch ?? a.workspacePath}</span>
+        {a.worker && (
+          <span data-testid="agent-worker" className="text-xs">
+            on worker <Link href="/workers" className="font-medium text-indigo-700 hover:underline dark:text-indigo-300">{a.worker}</Link>
+          </span>
+        )}
         {a.merge && <MergedBadge merge={a.merge} now={Date.now()} />}
         {a.workspaceRemoved && <span data-testid="worktree-cleaned" className="text-xs text-zinc-500" title="Removed once the agent finished clean (its branch is kept when it has commits); a follow-up message brings it back">worktree cleaned up</span>}
         {a.accountLabel && <span className="text-xs">account {a.accountLabel}</span>}

@@ -67,6 +67,8 @@ function AgentsTable({ agents }: { agents: readonly AgentSummary[] }) {
   const hasTrees = agents.some((a) => a.parentAgentId !== null);
   const [grouped, setGrouped] = useState(true);
   const rows = hasTrees && grouped ? treeOrder(agents) : agents.map((agent) => ({ agent, depth: 0 }));
+  // where each runs, once any runs on a worker (a Host column would not fit 1440 px: it is in the subtitle)
+  const hosts = agents.some((a) => a.worker !== null);
   return (
     <>
     {hasTrees && (
@@ -91,7 +93,7 @@ function AgentsTable({ agents }: { agents: readonly AgentSummary[] }) {
         </thead>
         <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
           {rows.map(({ agent, depth }) => (
-            <AgentRow key={agent.id} agent={agent} depth={depth} now={now} />
+            <AgentRow key={agent.id} agent={agent} depth={depth} now={now} hosts={hosts} />
           ))}
         </tbody>
       </table>
@@ -101,7 +103,7 @@ function AgentsTable({ agents }: { agents: readonly AgentSummary[] }) {
 }
 
 /** One agent; no cell wraps (long names and the task are cut, in full on hover). */
-function AgentRow({ agent: a, depth, now }: { agent: AgentSummary; depth: number; now: number }) {
+function AgentRow({ agent: a, depth, now, hosts }: { agent: AgentSummary; depth: number; now: number; hosts: boolean }) {
   const muted = "text-zinc-600 dark:text-zinc-400";
   return (
     <tr data-testid="agent-row" data-depth={depth} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/40">
@@ -110,7 +112,10 @@ function AgentRow({ agent: a, depth, now }: { agent: AgentSummary; depth: number
           {depth > 0 && <span aria-hidden="true" className="text-zinc-400">↳</span>}
           <div className="min-w-0">
             <Link href={`/agents/${a.id}`} title={a.alias} className="block max-w-44 truncate font-medium text-indigo-700 hover:underline dark:text-indigo-300">{a.alias}</Link>
-            <div className="text-xs text-zinc-500">{a.provider}</div>
+            <div className="max-w-44 truncate text-xs text-zinc-500">
+              {a.provider}
+              {hosts && <> · <AgentHost worker={a.worker} /></>}
+            </div>
           </div>
         </div>
       </td>
@@ -133,5 +138,15 @@ function AgentRow({ agent: a, depth, now }: { agent: AgentSummary; depth: number
         <time dateTime={a.createdAt} title={new Date(a.createdAt).toLocaleString()}>{formatRelative(a.createdAt, now)}</time>
       </td>
     </tr>
+  );
+}
+
+/** The worker an agent runs on (its page is /workers), or "local": the server's own machine. */
+function AgentHost({ worker }: { worker: string | null }) {
+  if (!worker) return <span data-testid="agent-host" className="text-zinc-400 dark:text-zinc-500" title="On this server's machine">local</span>;
+  return (
+    <Link data-testid="agent-host" href="/workers" title={`On worker ${worker}`} className="text-zinc-600 hover:underline dark:text-zinc-400">
+      {worker}
+    </Link>
   );
 }

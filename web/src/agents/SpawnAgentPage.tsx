@@ -7,6 +7,7 @@ import { errorCode, errorMessage } from "../lib/errors";
 import { navigate } from "../router/history";
 import { Link } from "../router/Link";
 import { trpc } from "../trpc";
+import { parseLabels, placeableWorkers } from "../workers/worker-format";
 
 const MODES: AgentMode[] = ["execute", "plan", "discuss", "refine", "review"];
 const PERMISSIONS: Array<{ value: PermissionMode; label: string }> = [
@@ -36,6 +37,11 @@ function SpawnForm() {
   const [mode, setMode] = useState<AgentMode>("execute");
   const [permission, setPermission] = useState<PermissionMode>("acceptEdits");
   const [account, setAccount] = useState("");
+  // where it runs: "" any worker (the server's placement), "local", or a worker's name
+  const [where, setWhere] = useState("");
+  const [labels, setLabels] = useState("");
+  const workers = trpc.workers.list.useQuery();
+  const registered = (workers.data ?? []).filter((w) => w.state !== "revoked");
   const accounts = trpc.accounts.list.useQuery({});
   const forProvider = (accounts.data ?? []).filter((a) => a.provider === provider);
   // what `ask` means depends on the CLI: some route approvals to a human, others cannot ask
@@ -45,7 +51,9 @@ function SpawnForm() {
     if (!prompt.trim()) return setError("Write a task for the agent.");
     if (!repo.trim()) return setError("Give the git repository the agent works on.");
     setError(null);
-    spawn.mutate({ provider, repo: repo.trim(), prompt, mode, permissionMode: permission, ...(init ? { init: true } : {}), ...(baseRef.trim() ? { baseRef: baseRef.trim() } : {}), ...(account ? { account } : {}) });
+    const wanted = where === "local" ? [] : parseLabels(labels);
+    const placement = registered.length > 0 ? { ...(where ? { worker: where } : {}), ...(wanted.length > 0 ? { labels: wanted } : {}) } : {};
+    spawn.mutate({ provider, repo: repo.trim(), prompt, mode, permissionMode: permission, ...(init ? { init: true } : {}), ...(baseRef.trim() ? { baseRef: baseRef.trim() } : {}), ...(account ? { account } : {}), ...placement });
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -108,6 +116,29 @@ function SpawnForm() {
             ))}
           </select>
         </label>
+      )}
+      {registered.length > 0 && (
+        <div data-testid="spawn-where" className="grid grid-cols-2 gap-3 sm:col-span-2">
+          <label className={label}>
+            Where
+            <select value={where} onChange={(e) => setWhere(e.target.value)} className={`${fieldClass} mt-1`}>
+              <option value="">Any worker (default)</option>
+              <option value="local">This server (local)</option>
+              {placeableWorkers(registered).map((w) => (
+                <option key={w.name} value={w.name}>
+                  {w.name}{w.drained ? " (drained: it waits)" : ""}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className={label}>
+            Labels <span className="font-normal text-zinc-500">(optional)</span>
+            <input value={labels} onChange={(e) => setLabels(e.target.value)} disabled={where === "local"} placeholder="gpu, big-disk" className={`${fieldClass} mt-1 font-mono disabled:opacity-50`} />
+          </label>
+          <p className="col-span-2 -mt-1 text-xs text-zinc-500 dark:text-zinc-400">
+            Any worker: the least-loaded connected one with this CLI and every label; when none can take it, the agent is queued until one can. <Link href="/workers" className="underline">Workers</Link>
+          </p>
+        </div>
       )}
       <div className="flex items-center gap-3 sm:col-span-2">
         <Button type="submit" variant="primary" disabled={spawn.isPending}>{spawn.isPending ? "Starting…" : "Start agent"}</Button>
