@@ -18,7 +18,7 @@ import { addCounts, fmt, median, percentile, type BenchRow, type Count } from ".
  * talk to a fake model server of their own (OpenAI's API), the probes to theirs, as two remote
  * APIs would answer (both fakes still share this machine's two cores with the server). Where the time
  * goes, from the run's stored events: start_run -> run.started (accepting the run), -> the first
- * run.agent_streamed (the model's first text, joined for up to 16 ms), -> on the client
+ * run.agent_streamed (the model's first text, sent as it comes: see DeltaBatcher), -> on the client
  * (delivery). Counted: probes whose whole text arrived, and the streams' deltas.
  */
 
