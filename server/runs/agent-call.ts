@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { jsonSchema, Output, stepCountIs, streamText, type LanguageModel, type ModelMessage, type ToolSet } from "ai";
 import { captureFinish, onlyFullStream } from "../models/finish";
+import { pacedModel } from "../models/paced-model";
 import type { AgentCallRecord, ContextUsage, StreamEvent, Usage } from "../../shared/runs";
 import { isCliAgent, isLlmAgent, isUserAgent, type LlmAgent, type UserAgent } from "../../shared/strategy";
 import { DomainError } from "../errors";
@@ -137,7 +138,9 @@ async function callLlm(run: RunState, deps: AgentCallDeps, agentName: string, ag
   const o = agent.modelOptions ?? {};
   const finish = captureFinish();
   const result = streamText({
-    model: resolved.model,
+    // read in time slices: parallel runs take turns, and a new run's first text is not queued
+    // behind other runs' answers (see pacedModel)
+    model: pacedModel(resolved.model),
     system: renderSystemPrompt(agent, { input, agentName, cwd: run.config.cwd, date: new Date().toISOString().slice(0, 10) }),
     messages: [...historyMessages(run, agentName, agent), { role: "user", content: userMessage }],
     tools,
