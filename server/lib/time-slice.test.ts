@@ -40,6 +40,18 @@ describe("TimeSlice", () => {
     expect(slice.due()).toBe(false);
   });
 
+  it("lasts one turn of the event loop at most: a reader that waited for its stream starts afresh", async () => {
+    const c = clock();
+    const slice = new TimeSlice(new TurnShare(4, c.now));
+    for (let i = 0; i < SLICE_MIN_ITEMS; i++) slice.due();
+    c.advance(5);
+    await new Promise((resolve) => setImmediate(resolve)); // waiting for the next part: the loop goes round
+    expect(slice.due()).toBe(false);
+    for (let i = 0; i < SLICE_MIN_ITEMS - 1; i++) slice.due();
+    c.advance(5);
+    expect(slice.due()).toBe(true);
+  });
+
   it("consumers split the turn's budget; a closed one gives its share back", () => {
     const share = new TurnShare(4, clock().now);
     const slices = Array.from({ length: 4 }, () => new TimeSlice(share));

@@ -10,13 +10,30 @@ export const SLICE_MIN_ITEMS = 8;
 /** The consumers sharing the event loop's turns (one per process; tests make their own, with a clock). */
 export class TurnShare {
   active = 0;
+  /** Counts the event loop's turns while someone watches (one check-phase callback a turn at most). */
+  private turnCount = 0;
+  private ticking = false;
+
   constructor(
     readonly budgetMs = TURN_BUDGET_MS,
     readonly now: () => number = () => performance.now(),
   ) {}
+
   /** One consumer's slice: an even share of the turn, never below SLICE_MIN_MS. */
   sliceMs(): number {
     return Math.max(SLICE_MIN_MS, this.budgetMs / Math.max(1, this.active));
+  }
+
+  /** The current turn; it changes once the event loop has gone round (a slice that waited for I/O starts afresh). */
+  turn(): number {
+    if (!this.ticking) {
+      this.ticking = true;
+      setImmediate(() => {
+        this.ticking = false;
+        this.turnCount++;
+      });
+    }
+    return this.turnCount;
   }
 }
 
@@ -39,6 +56,7 @@ const shared = new TurnShare();
 export class TimeSlice {
   private items = 0;
   private until = Number.POSITIVE_INFINITY;
+  private turn = -1;
   private counted = false;
 
   constructor(
@@ -46,13 +64,20 @@ export class TimeSlice {
     private readonly minItems = SLICE_MIN_ITEMS,
   ) {}
 
-  /** Count one item; true when the slice is used up and the caller should `await yield()` first. */
+  /**
+   * Count one item; true when the slice is used up and the caller should `await yield()` first.
+   * A slice lasts one turn of the event loop at most: a reader that waited for its stream (the
+   * loop went round meanwhile) starts a fresh one, so it never gives up a turn it did not use.
+   */
   due(): boolean {
-    if (this.items++ === 0) {
+    const turn = this.share.turn();
+    if (this.items++ === 0 || turn !== this.turn) {
       if (!this.counted) {
         this.counted = true;
         this.share.active++;
       }
+      this.items = 1;
+      this.turn = turn;
       this.until = this.share.now() + this.share.sliceMs();
     }
     return this.items > this.minItems && this.share.now() >= this.until;
