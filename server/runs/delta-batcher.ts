@@ -10,20 +10,20 @@ type Pending = { type: "text"; text: string } | { type: "thinking"; id: string; 
 /**
  * Joins consecutive text (or thinking) deltas of one agent call into one stream event, with the
  * same text in the same order: a fast model gives a client (and the store) a few events per frame
- * instead of one per token. The first text of an answer (and the first after any other event: a
- * step start, a tool result) is sent at once, so a client sees the answer begin without waiting
- * for the window; the deltas after it are joined and sent DELTA_WINDOW_MS after the first of them,
- * or before any other event, or past DELTA_MAX_CHARS. (Only the first: a stream read in time
- * slices pauses now and then, and sending every delta that follows a pause would double the
- * events of a fast answer.)
+ * instead of one per token. A leading-edge throttle: a delta that finds the batcher quiet (nothing
+ * waiting, no text sent for DELTA_WINDOW_MS: the first text of an answer, or a slow model's next
+ * token) is sent at once; the deltas that follow it are joined and sent DELTA_WINDOW_MS after the
+ * first of them, or before any other event, or past DELTA_MAX_CHARS.
  */
 export class DeltaBatcher {
   private pending: Pending | undefined;
   private timer: NodeJS.Timeout | undefined;
-  /** No text sent since the answer began or since the last other event: the next delta goes at once. */
-  private fresh = true;
+  private lastSent = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly send: (event: StreamEvent) => void) {}
+  constructor(
+    private readonly send: (event: StreamEvent) => void,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   text(text: string): void {
     if (this.pending?.type !== "text") this.flush();
@@ -38,7 +38,6 @@ export class DeltaBatcher {
   /** Any other event: what is pending goes first. */
   event(event: StreamEvent): void {
     this.flush();
-    this.fresh = true;
     this.send(event);
   }
 
@@ -50,7 +49,7 @@ export class DeltaBatcher {
     const p = this.pending;
     this.pending = undefined;
     if (!p) return;
-    this.fresh = false;
+    this.lastSent = this.now();
     this.send(p);
   }
 
@@ -58,7 +57,7 @@ export class DeltaBatcher {
     if (this.pending) this.pending.text += text;
     else this.pending = fresh;
     if (this.pending.text.length >= DELTA_MAX_CHARS) return this.flush();
-    if (this.fresh) return this.flush();
+    if (!this.timer && this.now() - this.lastSent >= DELTA_WINDOW_MS) return this.flush();
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.flush();
