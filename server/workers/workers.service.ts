@@ -375,7 +375,8 @@ export class WorkersService implements WorkerPlacement {
       tx
         .update(this.t)
         .set({ lostAt: now })
-        .where(and(isNull(this.t.lostAt), isNull(this.t.revokedAt), isNotNull(this.t.heartbeatAt), lt(this.t.heartbeatAt, now - WORKER_LOST_MS)))
+        // a revoked worker too: it was cut off, and its running agents must not stay "running"
+        .where(and(isNull(this.t.lostAt), isNotNull(this.t.heartbeatAt), lt(this.t.heartbeatAt, now - WORKER_LOST_MS)))
         .returning({ name: this.t.name }),
     );
     for (const { name } of lost) {

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import type { AgentInfo } from "../../../shared/agents";
 import { Button, fieldClass } from "../components/Button";
 import { Cmd } from "../components/EmptyState";
@@ -17,7 +17,7 @@ import { AgentLog } from "./AgentLog";
 import { ApprovalForm } from "./ApprovalForm";
 import { MergedBadge } from "./MergedBadge";
 import { AgentStatusBadge } from "./AgentStatusBadge";
-import { preloaded } from "./preload";
+import { preloadState, type PreloadState } from "./preload";
 import { useAgentLogHead } from "./useAgentLogHead";
 import { useAgentsLiveRefresh } from "./useAgentsLiveRefresh";
 
@@ -25,8 +25,10 @@ const LIVE = new Set(["starting", "running"]);
 
 export function AgentPage({ id }: { id: string }) {
   const utils = trpc.useUtils();
-  // opened in the browser: index.html asked for the agent already (its answer, once arrived, is the first render's)
-  const agent = trpc.agents.get.useQuery({ agentId: id }, { initialData: () => preloaded("agent", id) });
+  // opened in the browser: index.html asked for the agent already; its answer is the first render's
+  // (the page asks itself only once it has settled without data: one request either way)
+  const pre = usePreloadState("agent", id);
+  const agent = trpc.agents.get.useQuery({ agentId: id }, { initialData: pre.state === "data" ? pre.data : undefined, enabled: pre.state !== "pending" && pre.state !== "not_found" });
   const approvals = trpc.agents.approvals.useQuery({ agentId: id, status: "pending" });
   // asked now, beside the agent itself: the log's first screen does not wait for the page around it
   const logHead = useAgentLogHead(id);
@@ -36,10 +38,10 @@ export function AgentPage({ id }: { id: string }) {
     void utils.agents.approvals.invalidate();
   }, agent.data?.id ?? id);
   const crumbs = <Link href="/agents" className="hover:underline">Agents</Link>;
-  if (agent.isPending) return <PageHeader title="Agent" crumbs={crumbs} description="" />;
+  if (agent.isPending && pre.state !== "not_found") return <PageHeader title="Agent" crumbs={crumbs} description="" />;
   // a failed refresh (the server restarting) keeps the page as it was: only no data at all is an error
   if (!agent.data) {
-    if (isNotFound(agent.error)) {
+    if (pre.state === "not_found" || isNotFound(agent.error)) {
       return (
         <EntityNotFound kind="agent" id={id} list={{ href: "/agents", label: "Agents" }} Icon={AgentsIcon}>
           No agent has the id or alias <Cmd>{id}</Cmd>.
@@ -183,4 +185,19 @@ function MessageForm({ agent }: { agent: AgentInfo }) {
       {message.error && <span role="alert" className="self-center text-sm text-red-600">{errorMessage(message.error)}</span>}
     </form>
   );
+}
+
+/** The preloaded answer's state, rendered again when it settles. */
+function usePreloadState(kind: "agent", id: string): PreloadState<"agent"> {
+  const [, settled] = useState(0);
+  const state = preloadState(kind, id);
+  const pending = state.state === "pending" ? state.settled : undefined;
+  useEffect(() => {
+    let live = true;
+    void pending?.then(() => live && settled((n) => n + 1));
+    return () => {
+      live = false;
+    };
+  }, [pending]);
+  return state;
 }

@@ -14,7 +14,7 @@ type Outputs = { agent: RouterOutputs["agents"]["get"]; log: RouterOutputs["agen
 type Kind = keyof Outputs;
 
 /** What the inline script leaves: the response's JSON body, `value` once it has arrived. */
-type Slot = { promise: Promise<unknown>; value?: unknown };
+type Slot = { promise: Promise<unknown>; value?: unknown; done?: boolean; settled?: Promise<void> };
 export type Preload = { agentId: string } & Record<Kind, Slot>;
 
 declare global {
@@ -33,6 +33,12 @@ function current(): Preload | undefined {
   preload = window.__switchyardPreload;
   delete window.__switchyardPreload;
   if (preload) {
+    // settled either way (a network failure leaves no value)
+    for (const slot of [preload.agent, preload.log]) {
+      const settle = () => void (slot.done = true);
+      if (slot && !("value" in slot)) slot.promise.then(settle, settle);
+      else if (slot) slot.done = true;
+    }
     const off = subscribeToPath(() => {
       preload = undefined;
       off();
@@ -57,6 +63,28 @@ function slotOf(kind: Kind, agentId: string): Slot | undefined {
 export function preloaded<K extends Kind>(kind: K, agentId: string): Outputs[K] | undefined {
   // the JSON the tRPC client would have parsed from the same request
   return dataOf(slotOf(kind, agentId)?.value) as Outputs[K] | undefined;
+}
+
+/** The tRPC error of an answer (`{ error: { data: { code, httpStatus, appCode } } }`): was it "not found"? */
+function notFoundOf(body: unknown): boolean {
+  if (typeof body !== "object" || body === null || !("error" in body)) return false;
+  const data = ((body as { error: { data?: { code?: unknown; httpStatus?: unknown; appCode?: unknown } } }).error ?? {}).data ?? {};
+  return data.code === "NOT_FOUND" || data.httpStatus === 404 || (typeof data.appCode === "string" && /_NOT_FOUND$/.test(data.appCode));
+}
+
+/**
+ * Where the preloaded answer is: none asked for this agent; still on its way; arrived with data;
+ * arrived saying there is no such agent (no need to ask again); or arrived as another error (ask again).
+ */
+export type PreloadState<K extends Kind> = { state: "none" } | { state: "pending"; settled: Promise<unknown> } | { state: "data"; data: Outputs[K] } | { state: "not_found" } | { state: "failed" };
+
+export function preloadState<K extends Kind>(kind: K, agentId: string): PreloadState<K> {
+  const slot = slotOf(kind, agentId);
+  if (!slot) return { state: "none" };
+  if (!("value" in slot)) return slot.done ? { state: "failed" } : { state: "pending", settled: (slot.settled ??= slot.promise.then(() => undefined, () => undefined)) };
+  const data = dataOf(slot.value);
+  if (data !== undefined) return { state: "data", data: data as Outputs[K] };
+  return notFoundOf(slot.value) ? { state: "not_found" } : { state: "failed" };
 }
 
 /** The preloaded answer once it arrives; undefined when there is none or it is not data. */
