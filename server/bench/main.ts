@@ -9,8 +9,11 @@ import { benchEventPipeline } from "./event-pipeline";
 import { benchEventPipelinePg } from "./event-pipeline-pg";
 import { benchFirstText } from "./first-text";
 import { resetMeter } from "./load";
+import { benchPlacement } from "./placement";
 import { benchStrategyStream } from "./strategy-stream";
 import { benchTakeover } from "./takeover";
+import { benchWorkerLoss } from "./worker-loss";
+import { benchWorkersScale } from "./workers-scale";
 import { printTable, summary, verdict, type BenchRow } from "./table";
 import { benchYardCommand } from "./yard-command";
 
@@ -40,6 +43,9 @@ const benches: Record<string, () => Promise<BenchRow[]>> = {
   "agent-log-page": () => benchAgentLogPage(quick ? { lines: 20_000, loads: 1, scrollSeconds: 1, quick } : {}),
   dashboard: () => benchDashboardLoad(quick ? { runs: 300, agents: 60, loads: 1, quick } : {}),
   takeover: () => benchTakeover(quick ? { rounds: 1 } : {}),
+  "worker-loss": () => benchWorkerLoss(quick ? { rounds: 1, build: false } : {}),
+  placement: () => benchPlacement(quick ? { agents: 3, rounds: 1, build: false } : {}),
+  "workers-scale": () => benchWorkersScale(quick ? { workers: 2, perWorker: 3, rate: 100, seconds: 2, rounds: 1, build: false } : {}),
 };
 
 if (only) {

@@ -39,6 +39,14 @@ function cliPath(): string {
   return fresh ? "the bundle dist/yard.mjs" : "the sources through tsx (dist/yard.mjs is older than them)";
 }
 
+/** Builds the CLI bundle (dist/yard.mjs) when it is stale, so bin/yard.mjs runs it, as `yard start --build-if-needed` does; returns which code it runs. */
+export async function ensureCliBundle(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (cliPath().startsWith("the bundle")) return cliPath();
+  const built = await run(process.execPath, [join(REPO_ROOT, "scripts", "build.mjs"), "cli"], env);
+  if (built.code !== 0) throw new Error(`building the CLI bundle failed:\n${built.out}`);
+  return cliPath();
+}
+
 /** `build`: build the CLI bundle first when it is stale (not in --quick, which runs beside the test suite's servers). */
 export async function benchYardCommand(options: { times?: number; build?: boolean } = {}): Promise<BenchRow[]> {
   const times = options.times ?? 20;
@@ -51,10 +59,7 @@ export async function benchYardCommand(options: { times?: number; build?: boolea
     delete env.NODE_OPTIONS;
     // agents of a server started as the README says (`npm start`, `yard start --build-if-needed`)
     // run the bundle: build it as that does when it is stale, so the row measures what they run
-    if ((options.build ?? true) && !cliPath().startsWith("the bundle")) {
-      const built = await run(process.execPath, [join(REPO_ROOT, "scripts", "build.mjs"), "cli"], env);
-      if (built.code !== 0) throw new Error(`building the CLI bundle failed:\n${built.out}`);
-    }
+    if (options.build ?? true) await ensureCliBundle(env);
     // bin/yard.mjs stats the bundle's sources on every start to tell whether it is fresh
     const walk = performance.now();
     const path = cliPath();

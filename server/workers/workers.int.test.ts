@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,42 +5,9 @@ import WebSocket from "ws";
 import type { AgentInfo } from "../../shared/agents";
 import { fakeAgentPrompt } from "../testing/fake-agent";
 import { git, startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
-import { removeHome, tempHome } from "../testing/server-harness";
-import { REPO_ROOT } from "../paths";
+import { removeHome } from "../testing/server-harness";
+import { killWorkerSessions, startYardWorker as startWorker, type WorkerProc } from "../testing/yard-worker";
 import { workerCheck } from "../cli/doctor";
-
-/** A `yard worker` process of its own, with its own data dir, as on another machine. */
-type WorkerProc = { name: string; proc: ChildProcess; home: string; output(): string; exited: Promise<number | null> };
-
-async function startWorker(url: string, token: string, name: string, opts: { capacity?: number; labels?: string[] } = {}): Promise<WorkerProc> {
-  const home = tempHome(`switchyard-worker-${name}-`);
-  const args = [join(REPO_ROOT, "bin", "yard.mjs"), "worker", "--server", url, "--token", token, "--home", home, "--capacity", String(opts.capacity ?? 4)];
-  if (opts.labels) args.push("--labels", opts.labels.join(","));
-  // a worker's environment: its own, never the server's data dir or token
-  const env = { ...process.env };
-  delete env.SWITCHYARD_HOME;
-  delete env.SWITCHYARD_TOKEN;
-  const proc = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  proc.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((res) => proc.once("exit", (code) => res(code)));
-  await new Promise<void>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`worker ${name} did not connect:\n${out}`)), 30_000);
-    const check = () => {
-      if (out.includes(`as ${name} (epoch`)) {
-        clearTimeout(timer);
-        res();
-      }
-    };
-    proc.stderr!.on("data", check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      rej(new Error(`worker ${name} exited with ${code}:\n${out}`));
-    });
-  });
-  return { name, proc, home, output: () => out, exited };
-}
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -70,6 +36,8 @@ describe("workers: agents on other machines' yard worker", () => {
     for (const w of workers) {
       if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill("SIGKILL");
       await w.exited;
+      // what a killed worker left running (the kill -9 test's sleeping agent)
+      killWorkerSessions(w.home);
       removeHome(w.home);
     }
     await world?.stop();
