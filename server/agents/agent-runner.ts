@@ -357,7 +357,7 @@ export class AgentRunner {
           });
         this.finishing.set(row.id, done);
       },
-      onError: (err) => this.ctx.log.warn({ err, agentId: row.id }, "agent output tailing failed"),
+      onError: quietRepeats(30_000, (err) => this.ctx.log.warn({ err, agentId: row.id }, "agent output tailing failed")),
     });
     this.live.set(row.id, session);
     session.start();
@@ -551,4 +551,20 @@ export class AgentRunner {
     this.live.clear();
     await Promise.all([...this.finishing.values(), ...this.recording.values()]);
   }
+}
+
+/**
+ * An error handler that lets the same message through once per `ms`: a worker out of reach fails
+ * every poll of every agent on it the same way (five times a second each), which says nothing new.
+ */
+function quietRepeats(ms: number, report: (err: Error) => void): (err: Error) => void {
+  let last = "";
+  let quietUntil = 0;
+  return (err) => {
+    const now = Date.now();
+    if (err.message === last && now < quietUntil) return;
+    last = err.message;
+    quietUntil = now + ms;
+    report(err);
+  };
 }
