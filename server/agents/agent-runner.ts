@@ -53,6 +53,8 @@ export class AgentRunner {
   /** Wake-ups of agents waiting for an account, one at a time. */
   private waking: Promise<void> = Promise.resolve();
   private workspaces!: AgentWorkspaces;
+  /** The server is shutting down: completions waiting for a worker give up (the next start picks them up). */
+  private detaching = false;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -346,9 +348,7 @@ export class AgentRunner {
         this.live.delete(row.id);
         // what the run reported last (its session id, its usage) is written before its end is decided
         const done = this.recorded(row.id)
-          // an agent on a worker: what it committed goes to this server's repository first
-          .then(() => this.workspaces.publishBranch(row.id))
-          .then(() => this.complete(row.id, outcome))
+          .then(() => this.completeEnded(row.id, row.sessionNumber, outcome))
           .catch((err) => this.ctx.log.error({ err, agentId: row.id }, "agent completion failed"))
           .finally(() => {
             this.finishing.delete(row.id);
@@ -387,6 +387,35 @@ export class AgentRunner {
   /** Resolves once the writes the agent's run reported so far are done. */
   private async recorded(id: string): Promise<void> {
     await this.recording.get(id);
+  }
+
+  /**
+   * An ended process run: on a worker, what it committed goes to this server's repository first;
+   * then its completion. When its worker's connection is down (its end seen just before the drop,
+   * or the drop in the middle of a call), the completion waits for the worker to be back: else
+   * the agent would stay `running` with nothing watching it. A worker that does not come back is
+   * lost and the agent interrupted meanwhile (well within the minute given here); a server shutting
+   * down leaves it to the next start.
+   */
+  private async completeEnded(id: string, session: number, outcome: SessionOutcome): Promise<void> {
+    await agentTestHooks.beforeRunCompletion?.(id);
+    const giveUpAt = Date.now() + 60_000;
+    for (;;) {
+      try {
+        await this.workspaces.publishBranch(id);
+        return await this.complete(id, outcome);
+      } catch (err) {
+        const unreachable = err instanceof DomainError && (err.code === "WORKER_UNREACHABLE" || err.code === "WORKER_CALL_FAILED");
+        if (!unreachable || Date.now() > giveUpAt) throw err;
+        this.ctx.log.info({ agentId: id, reason: err.message }, "an agent's run ended while its worker was out of reach: completing it when the worker is back");
+      }
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 1_000));
+        const row = await this.ctx.records.find(id);
+        if (this.detaching || !row || !LIVE_STATUSES.includes(row.status) || row.sessionNumber !== session) return;
+        if (this.ctx.hosts.reachable(row) || Date.now() > giveUpAt) break;
+      }
+    }
   }
 
   /** Decide what an ended process run means, and act on it. */
@@ -547,6 +576,7 @@ export class AgentRunner {
 
   /** Server shutdown: stop watching (the processes keep running and are re-attached at start). */
   async detachAll(): Promise<void> {
+    this.detaching = true;
     await Promise.all([...this.live.values()].map((s) => s.detach()));
     this.live.clear();
     await Promise.all([...this.finishing.values(), ...this.recording.values()]);
