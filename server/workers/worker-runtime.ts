@@ -46,6 +46,8 @@ export class WorkerRuntime {
   private epoch = 0;
   private lastContact = Date.now();
   private selfStopMs = 10_000;
+  /** No word this long (the server pings every heartbeat): the connection is taken for dead. */
+  private silentMs = 5_000;
   private readonly host: WorkerAgentHost;
   private readonly running = new Map<string, Running>();
   private readonly watchers = new Map<string, FSWatcher>();
@@ -156,6 +158,7 @@ export class WorkerRuntime {
     if (msg.type === "welcome") {
       this.epoch = msg.epoch;
       this.selfStopMs = msg.lostAfterMs;
+      this.silentMs = Math.min(5 * msg.heartbeatMs, msg.lostAfterMs / 2);
       this.backoffMs = 500;
       const stop = new Set(msg.stop.map((s) => `${s.agentId}:${s.session}`));
       for (const [key, r] of this.running) {
@@ -238,6 +241,12 @@ export class WorkerRuntime {
   private tick(): void {
     if (this.stopping) return;
     const silent = Date.now() - this.lastContact;
+    if (silent > this.silentMs && this.socket?.readyState === WebSocket.OPEN) {
+      // the server has cut a worker this silent: a new connection, rather than wait for TCP's
+      // retransmissions (seconds apart after a blip) to learn that the old one is dead
+      this.opts.log(`the server has been silent for ${Math.round(silent / 1000)} s: connecting again`);
+      this.socket.terminate();
+    }
     if (silent > this.selfStopMs && this.running.size > 0) {
       this.opts.log(`no word from the server for ${Math.round(silent / 1000)} s: stopping this worker's ${this.running.size} agent session(s), so no copy keeps working`);
       for (const [key, r] of this.running) {
