@@ -155,10 +155,17 @@ describe("workers: agents on other machines' yard worker", () => {
     tokens.w4 = (await client.workers.createToken.mutate({ name: "w4" })).token;
     const w4 = await startWorker(world.t.url, tokens.w4, "w4", { capacity: 1 });
     workers.push(w4);
+    const a = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, worker: "w4", prompt: fakeAgentPrompt("long", [{ text: "working" }, { sleep: 120_000 }, { done: "never" }]) });
+    await waitForAgent(client, a.id, ["running"]);
+    const revokedAt = Date.now();
     await client.workers.revoke.mutate({ name: "w4" });
     expect(await refused(tokens.w4)).toBe(401);
     await until("w4's reconnection refused", async () => /refused this worker \(HTTP 401\)/.test(w4.output()));
     expect((await client.workers.get.query({ name: "w4" })).state).toBe("revoked");
+    // it cannot come back: its agent is interrupted as for a lost worker (within 15 s; 1 s of slack for polling)
+    const interrupted = await waitForAgent(client, a.id, ["interrupted"], 20_000);
+    expect(Date.now() - revokedAt).toBeLessThan(16_000);
+    expect(interrupted.statusReason).toMatch(/worker w4 lost/);
   }, 60_000);
 
   it("kill -9 of a worker: within 15 s its running agent is interrupted with the reason; resumed, it goes on on another worker from its pushed branch", async () => {

@@ -369,7 +369,11 @@ export class WorkersService implements WorkerPlacement {
     }
   }
 
-  /** Workers with no heartbeat for the lost delay (on any server): marked lost once, their agents interrupted. */
+  /**
+   * Workers with no heartbeat for the lost delay (on any server): marked lost once, their agents
+   * interrupted. A revoked worker too: its token no longer lets it back, so its agents would
+   * otherwise stay `running` for good.
+   */
   private async findLost(now: number): Promise<void> {
     const lost = await this.deps.store.tx((tx) =>
       tx
