@@ -34,6 +34,9 @@ export const SQLITE_ONLY = [
   "server/package/**",
   "server/git-http/**",
   "server/bench/**",
+  // workers in network namespaces: about the network and the disks between machines, not the
+  // store (workers.int.test.ts runs the workers domain on both), and a minute and more each run
+  "server/workers/workers-netns.int.test.ts",
 ];
 
 /**

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { AgentInfo } from "../../shared/agents";
 import type { AgentStatus } from "../../shared/statuses";
 import type { SwitchyardClient } from "../client";
-import { startFakeModelServer, type FakeModelServer } from "./fake-model";
+import { startFakeModelServer, type FakeModelServer, type FakeModelServerOptions } from "./fake-model";
 import { removeHome, startTestServer, tempHome, type TestServer } from "./server-harness";
 
 /** Test support for CLI agents: a fake model, the real server pointed at it, a git repo to work on. */
@@ -37,8 +37,10 @@ export function makeRepo(prefix = "switchyard-repo-"): string {
   return repo;
 }
 
-export async function startAgentsWorld(options: { env?: Record<string, string>; home?: string; agentHost?: "local" | "loopback" } = {}): Promise<AgentsWorld> {
-  const fake = await startFakeModelServer();
+export async function startAgentsWorld(
+  options: { env?: Record<string, string>; home?: string; agentHost?: "local" | "loopback"; fakeModel?: FakeModelServerOptions } = {},
+): Promise<AgentsWorld> {
+  const fake = await startFakeModelServer(options.fakeModel);
   const home = options.home ?? tempHome();
   mkdirSync(home, { recursive: true });
   const t = await startTestServer({
