@@ -274,6 +274,24 @@ describe("the other commands", () => {
     await t.client.agents.stop.mutate({ agentId: "tester" });
   });
 
+  it("worker token create and worker list: the token once (on stdout alone), the workers as a table and as JSON", async () => {
+    const made = await json<{ name: string; token: string }>(["worker", "token", "create", "--name", "out-1"]);
+    expect(made).toEqual({ name: "out-1", token: expect.stringMatching(/^syw\.out-1\./) });
+    const plain = await run(["worker", "token", "create", "--name", "out-2"]);
+    expect(plain.code, plain.err).toBe(0);
+    expect(plain.out).toMatch(/^syw\.out-2\.[\w-]+\n$/);
+    expect(plain.err).toContain("yard worker --server");
+    const listed = await json<Array<{ name: string; state: string }>>(["worker", "list"]);
+    expect(listed.map((w) => [w.name, w.state])).toEqual([
+      ["out-1", "new"],
+      ["out-2", "new"],
+    ]);
+    const out = await table(["worker", "list"]);
+    expect(out.split("\n")[0]).toMatch(/^NAME\s+STATE\s+AGENTS\s+HOST/);
+    expect(out).toContain("never connected");
+    for (const name of ["out-1", "out-2"]) await t.client.workers.revoke.mutate({ name });
+  });
+
   it("colors only on a terminal, never with NO_COLOR", async () => {
     expect((await run(["health"], { tty: true })).out).toContain("\x1b[32mok\x1b[39m");
     expect((await run(["health"], { tty: true, env: { NO_COLOR: "1" } })).out).not.toContain("\x1b[");

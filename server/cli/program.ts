@@ -23,6 +23,8 @@ export function createProgram(cli: Cli, command?: string): Command {
     .showHelpAfterError()
     .showSuggestionAfterError()
     .hook("preAction", checkRequired)
+    // a command's options after its subcommand's name are the subcommand's (yard worker --name vs yard worker token create --name)
+    .enablePositionalOptions()
     .configureHelp({ sortSubcommands: false })
     .configureOutput({
       writeOut: (s) => void io.stdout.write(s),

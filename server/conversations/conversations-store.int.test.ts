@@ -32,7 +32,7 @@ const agents = {
     throw new DomainError("AGENT_NOT_FOUND", `No agent "${ref}"`, { kind: "NOT_FOUND" });
   },
   get: async (ref: string) => AGENTS.find((a) => a.id === ref || a.alias === ref) ?? Promise.reject(new DomainError("AGENT_NOT_FOUND", `No agent "${ref}"`, { kind: "NOT_FOUND" })),
-  list: async (f: { taskId?: string; phaseId?: string }) => AGENTS.filter((a) => (!f.taskId || a.taskId === f.taskId) && (!f.phaseId || a.phaseId === f.phaseId)),
+  list: async (f: { taskId?: string; phaseId?: string }) => ({ items: AGENTS.filter((a) => (!f.taskId || a.taskId === f.taskId) && (!f.phaseId || a.phaseId === f.phaseId)), nextCursor: null }),
 } as unknown as AgentsService;
 
 type Server = { store: Store; bus: EventBus; conversations: ConversationsService };

@@ -138,14 +138,27 @@ async function writeConversations(store: Store, now: number): Promise<void> {
   });
 }
 
-/** The cluster's rows (a server, its leases, a command) and a prepared run, as the cluster and runs code write them. */
+/** The cluster's rows (a server, its leases, a command, a worker) and a prepared run, as the cluster and runs code write them. */
 async function writeCluster(store: Store, now: number): Promise<void> {
-  const { servers, leases, serverCommands, preparedRuns } = store.t;
+  const { servers, leases, serverCommands, preparedRuns, workers } = store.t;
   await store.tx(async (tx) => {
     await tx.insert(servers).values({ id: "srv_1", url: "http://127.0.0.1:7422", hostname: "host-é", pid: 4242, version: "0.1.0", startedAt: now, heartbeatAt: now + 2_000, stoppedAt: null });
     await tx.insert(leases).values({ kind: "run", entityId: "run_live", serverId: "srv_1", epoch: 3, expiresAt: now + 10_000 });
     await tx.insert(leases).values({ kind: "daemon", entityId: "daemon_1", serverId: "srv_1", epoch: 1, expiresAt: now + 10_000 });
     await tx.insert(serverCommands).values({ id: "cmd_1", serverId: "srv_1", fromServerId: "srv_2", op: "run.steer", payload: JSON.stringify({ runId: "run_live", text: AWKWARD_JSON }), status: "done", result: null, createdAt: now, doneAt: now + 5 });
+    await tx.insert(workers).values({
+      name: "build-2",
+      tokenHash: "ab".repeat(32),
+      revokedAt: null,
+      drained: true,
+      capabilities: JSON.stringify({ version: "0.1.0", hostname: "host-é", home: "/w/home", capacity: 8, labels: ["gpu"], providers: [{ name: "fake", command: "/usr/bin/node", version: null }], diskFree: 2 ** 40, serverUrl: "http://10.0.0.1:7422" }),
+      serverId: "srv_1",
+      epoch: 7,
+      connectedAt: now,
+      heartbeatAt: now + 1_000,
+      lostAt: null,
+      createdAt: now - 60_000,
+    });
     await tx.insert(preparedRuns).values({ runId: "run_prepared", input: JSON.stringify({ strategyPath: "/s/demo.yaml", cwd: "/w", modelOverride: AWKWARD }), serverId: "srv_1", createdAt: now });
   });
 }

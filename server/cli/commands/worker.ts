@@ -28,6 +28,8 @@ const STATE_TEXT: Record<WorkerInfo["state"], string> = {
 export function registerWorker(program: Command, cli: Cli): void {
   const worker = program
     .command("worker")
+    // its options (--name, --token...) before a subcommand only: `worker token create --name x` is create's
+    .enablePositionalOptions()
     .description("run agents' CLIs on this machine for a server (with --server, --token, --name), or manage workers (token, list, drain)")
     .option("--server <url>", "the server as this machine reaches it (default: SWITCHYARD_URL)")
     .option("--token <token>", "this worker's token, from `yard worker token create` (default: SWITCHYARD_WORKER_TOKEN)")
