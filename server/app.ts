@@ -246,7 +246,7 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
       return (await agents.workerUsesRepo(worker, key)) ? true : { status: 403, message: `worker ${worker} has no agent on this repository` };
     },
   });
-  ws.onWorker((socket, worker, req) => workers.accept(socket, worker, req));
+  ws.onWorker((socket, worker) => workers.accept(socket, worker));
   app.get("/health", async () => healthOf(services));
   registerDaemonWebhook(app, daemons, agents);
   // the `switchyard` MCP server: /mcp, and /mcp/agents/:id (that agent's, with its `approve` tool)

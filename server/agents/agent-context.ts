@@ -15,6 +15,9 @@ import { getProvider } from "./providers";
 import type { ProviderAdapter } from "./providers/types";
 import type { Workspace } from "./workspace";
 
+/** Where a new agent runs: this machine, a worker (with its connection's epoch), or nowhere yet (why). */
+export type Placed = { worker: null } | { worker: string; epoch: number } | { queued: string };
+
 export type AgentsConfig = Pick<
   Config,
   "home" | "secretKey" | "agentMaxDepth" | "agentMaxChildren" | "agentCleanup" | "agentAutocommit" | "agentResultGraceMs" | "agentSilenceMs" | "agentCommands" | "anthropicBaseUrl" | "openaiBaseUrl" | "anthropicApiKey" | "openaiApiKey"
@@ -45,7 +48,7 @@ export interface AgentContext {
   claim(agentId: string, opts?: { takeover?: boolean }): Promise<boolean>;
   release(agentId: string): Promise<void>;
   /** Where an agent runs (with workers): this machine, a worker, or queued with why. */
-  place?(provider: string, req: { worker?: string; labels: string[] }): Promise<{ worker: null } | { worker: string; epoch: number } | { queued: string }>;
+  place?(provider: string, req: { worker?: string; labels: string[] }): Promise<Placed>;
   /** Publish an agent's event (with `write`: in the same transaction, through its `tx`); dropped quietly after shutdown. */
   publish<T extends EventType>(agentId: string, type: T, payload: EventPayload<T>, write?: RowWrite): Promise<void>;
 }

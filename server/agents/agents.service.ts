@@ -11,7 +11,7 @@ import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import { AgentApprovals, type ApprovalDecision } from "./agent-approvals";
-import { adapterOf, agentDir, parsePlacement, type AgentContext, type AgentsConfig } from "./agent-context";
+import { adapterOf, agentDir, parsePlacement, type AgentContext, type AgentsConfig, type Placed } from "./agent-context";
 import { agentSecrets, verifyAgentToken } from "./agent-env";
 import { localHosts, type AgentHost, type AgentHosts } from "./agent-host";
 import { AgentLifecycle } from "./agent-lifecycle";
@@ -37,8 +37,7 @@ export type { OutputQuery } from "./agent-output";
 export { agentTestHooks } from "./agent-test-hooks";
 export { autocommitMessage } from "./agent-workspaces";
 
-/** Where a new agent runs: this machine, a worker (with its connection's epoch), or nowhere yet (why). */
-export type Placed = { worker: null } | { worker: string; epoch: number } | { queued: string };
+export type { Placed } from "./agent-context";
 
 /** The workers' side of placement (server/workers/workers.service.ts): hosts and the choice of one. */
 export interface WorkerPlacement {

@@ -64,3 +64,14 @@ export function killWorkerSessions(home: string): void {
     }
   }
 }
+
+/** Polls `fn` every 100 ms until it gives something truthy (that value), or fails naming `what`. */
+export async function until<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -19,8 +19,8 @@ export interface RemoteHostDeps {
   onOutput(listener: (agentId: string, session: number) => void): () => void;
 }
 
-/** Calls that take a Workspace first: its repository crosses the wire as the git URL the worker clones. */
-const WORKSPACE_CALLS = new Set<HostCall>([
+/** Calls that take a Workspace first: its repository crosses the wire as the git URL the worker clones (worker-host.ts maps it back). */
+export const WORKSPACE_CALLS: ReadonlySet<HostCall> = new Set<HostCall>([
   "removeWorkspace",
   "restoreWorktree",
   "archiveWorkspace",

@@ -6,6 +6,8 @@ import { git } from "../agents/git";
 import { LocalAgentHost, serializeError } from "../agents/local-host";
 import { withRepoLock, type Workspace } from "../agents/workspace";
 import { DomainError } from "../errors";
+import { HOST_CALLS, type HostCall } from "../agents/loopback-host";
+import { WORKSPACE_CALLS } from "./remote-host";
 
 /** What a worker keeps out of its agents' environment: its own credentials, and what only the worker's git needs. */
 const WORKER_ONLY = /^(SWITCHYARD_WORKER_TOKEN|SWITCHYARD_TOKEN|SWITCHYARD_URL|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_ASKPASS|NODE_OPTIONS|VITEST.*)$/;
@@ -63,55 +65,18 @@ export class WorkerAgentHost {
 
   /** The calls of the seam, by name (what the server sends). */
   async call(name: string, args: unknown[]): Promise<unknown> {
-    switch (name) {
-      case "createWorkspace":
-        return this.createWorkspace(args[0] as CreateWorkspace);
-      case "startSession":
-        return this.startSession(args[0] as StartSession);
-      case "push": {
-        const [ws, opts] = args as [Workspace, { remote: string; ref?: string }];
-        return this.local.push(this.localWs(ws), opts);
-      }
-      case "restoreWorktree": {
-        // a worktree made again here (an agent moved from a lost worker): the clone, and its branch as pushed
-        const ws = args[0] as Workspace;
-        if (ws.repoRoot) await this.sync(ws.repoRoot, ws.branch ?? undefined);
-        return this.local.restoreWorktree(this.localWs(ws));
-      }
-      case "removeWorkspace":
-      case "archiveWorkspace":
-      case "dirtyFiles":
-      case "changes":
-      case "diff":
-      case "summary":
-      case "commitsAhead":
-      case "commitsSince":
-      case "commitWorktree": {
-        const fn = this.local[name] as (...a: unknown[]) => Promise<unknown>;
-        return fn.call(this.local, this.localWs(args[0] as Workspace), ...args.slice(1));
-      }
-      case "sessionState":
-      case "waitForExit":
-      case "stopSession":
-      case "readOutput":
-      case "prepareLaunch":
-      case "copySession":
-      case "writeConfigFiles":
-      case "removeAgentDir":
-      case "writeInputFiles":
-      case "readSignal":
-      case "signalWritten":
-      case "clearSignal":
-      case "workspaceExists":
-      case "pruneWorktrees":
-      case "worktreeGit":
-      case "diskUsage": {
-        const fn = this.local[name] as (...a: unknown[]) => Promise<unknown>;
-        return fn.apply(this.local, args);
-      }
-      default:
-        throw new DomainError("COMMAND_UNKNOWN", `This worker does not know the call "${name}" (run the same Switchyard version as the server)`);
+    if (!(HOST_CALLS as readonly string[]).includes(name)) {
+      throw new DomainError("COMMAND_UNKNOWN", `This worker does not know the call "${name}" (run the same Switchyard version as the server)`);
     }
+    const call = name as HostCall;
+    if (call === "createWorkspace") return this.createWorkspace(args[0] as CreateWorkspace);
+    if (call === "startSession") return this.startSession(args[0] as StartSession);
+    const fn = this.local[call] as (...a: unknown[]) => Promise<unknown>;
+    if (!WORKSPACE_CALLS.has(call)) return fn.apply(this.local, args);
+    const ws = args[0] as Workspace;
+    // a worktree made again here (an agent moved from a lost worker): the clone, and its branch as pushed
+    if (call === "restoreWorktree" && ws.repoRoot) await this.sync(ws.repoRoot, ws.branch ?? undefined);
+    return fn.call(this.local, this.localWs(ws), ...args.slice(1));
   }
 
   private async createWorkspace(req: CreateWorkspace): Promise<CreatedWorkspace> {

@@ -4,8 +4,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { ServerMessage, WORKER_CLOSE, type WorkerCapabilities, type WorkerMessage, type WorkerProvider } from "../../shared/workers";
-import type { SessionRef, StartSession } from "../agents/agent-host";
-import { HOST_CALLS } from "../agents/loopback-host";
+import type { SessionRef } from "../agents/agent-host";
 import { serializeError, sessionPaths } from "../agents/local-host";
 import { getProvider, listProviders, resolveCommand } from "../agents/providers";
 import { REPO_ROOT } from "../paths";
@@ -56,6 +55,7 @@ export class WorkerRuntime {
   private backoffMs = 500;
   private providers: WorkerProvider[] = [];
   private connectedOnce: (() => void) | undefined;
+  private ticks = 0;
 
   constructor(private readonly opts: WorkerOptions) {
     mkdirSync(opts.home, { recursive: true });
@@ -178,13 +178,9 @@ export class WorkerRuntime {
       this.send({ type: "result", id: msg.id, ok: false, error: { name: "DomainError", message: "a call from an older connection", code: "WORKER_STALE_EPOCH", kind: "CONFLICT" } });
       return;
     }
-    if (!(HOST_CALLS as readonly string[]).includes(msg.call)) {
-      this.send({ type: "result", id: msg.id, ok: false, error: { name: "DomainError", message: `unknown call ${msg.call}`, code: "COMMAND_UNKNOWN", kind: "BAD_REQUEST" } });
-      return;
-    }
     try {
       const value = await this.host.call(msg.call, msg.args);
-      if (msg.call === "startSession") this.track(msg.args[0] as StartSession, value as SessionRef);
+      if (msg.call === "startSession") this.track(value as SessionRef);
       if (msg.call === "stopSession" || msg.call === "removeAgentDir") this.untrackEnded();
       this.send({ type: "result", id: msg.id, ok: true, ...(value === undefined ? {} : { value }) });
     } catch (err) {
@@ -193,12 +189,11 @@ export class WorkerRuntime {
   }
 
   /** A session started here: kept across reconnections (and restarts of the worker), its output watched. */
-  private track(req: StartSession, ref: SessionRef): void {
+  private track(ref: SessionRef): void {
     const key = `${ref.agentId}:${ref.session}`;
     this.running.set(key, { ref, epoch: this.epoch });
     this.watchOutput(key, ref);
     this.saveSessions();
-    void req;
   }
 
   private watchOutput(key: string, ref: SessionRef): void {
@@ -256,7 +251,8 @@ export class WorkerRuntime {
       this.saveSessions();
       this.socket?.terminate();
     }
-    if (this.running.size > 0 && Math.random() < 0.1) this.untrackEnded();
+    // every 10 s: sessions whose process ended are forgotten
+    if (this.running.size > 0 && ++this.ticks % 10 === 0) this.untrackEnded();
   }
 
   private loadSessions(): void {

@@ -11,6 +11,10 @@ import { GIT_ENV, git, makeRepo, startAgentsWorld, waitForAgent, type AgentsWorl
 import { fakeAgentPrompt, type FakeAgentStep } from "../testing/fake-agent";
 import { createTestNetwork, inNamespacesOf, spawnInNamespace, type NetnsHost, type TestNetwork } from "../testing/netns";
 import { removeHome } from "../testing/server-harness";
+import { until as waitUntil } from "../testing/yard-worker";
+
+/** This file's waits are on real network cuts and reconnections: a minute by default. */
+const until = <T,>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> => waitUntil(what, fn, timeoutMs);
 
 /**
  * Workers as on other machines (issue 19, real hosts): each `yard worker` runs in a network
@@ -37,15 +41,6 @@ type NsWorker = {
   exited: Promise<number | null>;
 };
 
-async function until<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Whether a pid is a live process (a zombie is not: it has ended and waits to be reaped). */
 function running(pid: number): boolean {

@@ -6,18 +6,9 @@ import type { AgentInfo } from "../../shared/agents";
 import { fakeAgentPrompt } from "../testing/fake-agent";
 import { git, startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
 import { removeHome } from "../testing/server-harness";
-import { killWorkerSessions, startYardWorker as startWorker, type WorkerProc } from "../testing/yard-worker";
+import { killWorkerSessions, startYardWorker as startWorker, until, type WorkerProc } from "../testing/yard-worker";
 import { workerCheck } from "../cli/doctor";
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("workers: agents on other machines' yard worker", () => {
   let world: AgentsWorld;

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from "node:http";
 import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import type { WebSocket } from "ws";
 import { WorkerCapabilities, WorkerMessage, WORKER_CLOSE, WORKER_NAME, type WorkerInfo, type WorkerState } from "../../shared/workers";
@@ -128,7 +127,7 @@ export class WorkersService implements WorkerPlacement {
   // ---- connections ----
 
   /** A WebSocket at /worker whose token named `name` (checked by the guard): hello, welcome, then calls. */
-  accept(socket: WebSocket, name: string, _req: IncomingMessage): void {
+  accept(socket: WebSocket, name: string): void {
     let link: WorkerLink | undefined;
     const helloTimer = setTimeout(() => socket.close(WORKER_CLOSE.badHello, "no hello"), HELLO_TIMEOUT_MS);
     helloTimer.unref();
