@@ -138,6 +138,11 @@ test("workers page: add a worker from the page (its token once), see it connect 
     expect(await page.getByTestId("agents-table").evaluate((t) => t.scrollWidth <= t.parentElement!.clientWidth)).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, "agents-list-hosts.png"), animations: "disabled" });
 
+    // an agent still working when the worker dies (it sleeps less than the test's own wait, so it ends by itself)
+    const sleeper = await mutate<{ id: string }>(request, "agents.spawn", { provider: "fake", repo, worker: "build-2", alias: "sleeper", prompt: script([{ text: "working" }, { sleep: 45_000 }, { done: "late" }]) });
+    await page.goto(`/agents/${sleeper.id}`);
+    await expect(page.getByTestId("agent-status")).toHaveAttribute("data-status", "running", { timeout: 30_000 });
+
     // drain: shown beside its state; undrain brings it back
     await page.goto("/workers");
     await row.getByRole("button", { name: "Drain" }).click();
@@ -153,6 +158,19 @@ test("workers page: add a worker from the page (its token once), see it connect 
     await expect(row.getByTestId("worker-state")).toHaveText("Lost");
     await expect(row.getByTestId("worker-drained")).toBeVisible();
     await page.screenshot({ path: join(ARTIFACTS, "workers-lost.png"), animations: "disabled" });
+
+    // its running agent is interrupted, and the Inbox says so: resume elsewhere, or stop it
+    await page.goto("/inbox");
+    const item = page.locator('[data-testid="inbox-item"][data-kind="agent_interrupted"]');
+    await expect(item).toHaveCount(1);
+    await expect(item).toContainText("sleeper");
+    await expect(item).toContainText("was interrupted on worker build-2");
+    await expect(item).toContainText("worker build-2 lost");
+    await expect(item.getByRole("button", { name: "Resume on another worker" })).toBeVisible();
+    await screenshotBothThemes(page, "inbox-interrupted");
+    await item.getByRole("button", { name: "Stop it" }).click();
+    await expect(item).toHaveCount(0);
+    await page.goto("/workers");
 
     // revoke, confirmed first: a dismissed confirmation changes nothing
     page.once("dialog", (d) => void d.dismiss());

@@ -245,6 +245,12 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
       if (!worker) return { status: 401, message: "unknown token" };
       return (await agents.workerUsesRepo(worker, key)) ? true : { status: 403, message: `worker ${worker} has no agent on this repository` };
     },
+    authorizeUpdates: async ({ token, key, refs }) => {
+      const worker = config.token && safeEqual(token, config.token) ? null : workers.workerOfToken(token);
+      if (!worker) return null;
+      const fenced = await agents.workerMayPush(worker, key, refs.map((r) => r.refName));
+      return fenced && { refs: refs.filter((r) => fenced.refs.includes(r.refName)), denial: { status: 403, message: fenced.reason } };
+    },
   });
   ws.onWorker((socket, worker) => workers.accept(socket, worker));
   app.get("/health", async () => healthOf(services));

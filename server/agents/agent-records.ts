@@ -246,6 +246,11 @@ export class AgentRecords {
     throw notFound(idOrAlias);
   }
 
+  /** The agents working on a branch (of any repository: a branch name is unique per repository only). */
+  async onBranch(branch: string): Promise<AgentRow[]> {
+    return (await this.store.read.select().from(this.t).where(eq(this.t.branch, branch))).map(fromStored);
+  }
+
   /** The agents a parent spawned (its children). */
   async childrenOf(parentId: string): Promise<AgentRow[]> {
     return (await this.store.read.select().from(this.t).where(eq(this.t.parentAgentId, parentId))).map(fromStored);

@@ -29,7 +29,7 @@ import { LocalAgentHost } from "./local-host";
 import type { MergeResult, MergeStrategy } from "../../shared/agents";
 import { buildPrompt } from "./prompts";
 import { gitExportKey } from "../git-http/export-key";
-import { LIVE_STATUSES } from "./agent-records";
+import { LIVE_STATUSES, type AgentRow } from "./agent-records";
 import { repoNotGit } from "./workspace";
 
 export type { AgentsConfig } from "./agent-context";
@@ -45,6 +45,8 @@ export interface WorkerPlacement {
   hostOf(name: string): AgentHost | undefined;
   /** Where an agent asking for this runs (workers.service.ts: the default rule). */
   place(req: { provider: string; worker?: string; labels: string[] }): Promise<Placed>;
+  /** The id of the other live server of the database a worker is connected to now (undefined: none, or this one). */
+  serverOf(name: string): Promise<string | undefined>;
 }
 
 export interface AgentsServiceOptions {
@@ -122,6 +124,13 @@ export class AgentsService {
     this.followUps = new AgentFollowUps(this.ctx, this.out, this.runner, this.workspaces);
     opts.accounts?.onAvailable((provider) => this.runner.wakeWaiting(provider));
     opts.cluster?.commands.handle("agent.stop", (p) => this.stop((p as { id: string }).id, { cascade: (p as { cascade?: boolean }).cascade ?? false }));
+    // what needs an agent's worker, sent by a server the worker is not connected to
+    opts.cluster?.commands.handle("agent.answer", (p) => this.resume((p as { id: string }).id, (p as { answers: Record<string, string> }).answers));
+    opts.cluster?.commands.handle("agent.message", (p) => this.message((p as { id: string }).id, (p as { text: string }).text));
+    opts.cluster?.commands.handle("agent.cleanup", (p) => this.cleanup((p as { id: string }).id, { discard: (p as { discard?: boolean }).discard ?? false }));
+    opts.cluster?.commands.handle("agent.changes", (p) => this.changes((p as { id: string }).id));
+    opts.cluster?.commands.handle("agent.diff", (p) => this.diff((p as { id: string }).id, (p as { maxBytes?: number }).maxBytes));
+    opts.cluster?.commands.handle("agent.summary", (p) => this.summary((p as { id: string }).id, (p as { maxBytes: number }).maxBytes));
   }
 
   get logs() {
@@ -289,20 +298,39 @@ export class AgentsService {
     return this.placing;
   }
 
+  /**
+   * The server to send what needs an agent's worker to: the other server of the database its
+   * worker is connected to (undefined: the worker is connected here, or nowhere, or the agent is
+   * on no worker). Its session, worktree and output are reached only through that connection.
+   */
+  private async workerServer(row: AgentRow): Promise<string | undefined> {
+    const workers = this.opts.workers;
+    if (!row.worker || !this.opts.cluster || !workers || workers.hostOf(row.worker)) return undefined;
+    return workers.serverOf(row.worker);
+  }
+
   /** Answer the agent's pending questions; it resumes on the same session in the same worktree. */
   async resume(idOrAlias: string, answers: Record<string, string>): Promise<AgentInfo> {
-    return this.get(await this.followUps.answer(await this.records.idOf(idOrAlias), answers));
+    const row = await this.records.get(idOrAlias);
+    const there = await this.workerServer(row);
+    if (there) return this.opts.cluster!.commands.send<AgentInfo>(there, "agent.answer", { id: row.id, answers });
+    return this.get(await this.followUps.answer(row.id, answers));
   }
 
   /** A follow-up: queued for a live agent (delivered at its next idle point, never lost), else it resumes the agent now. */
   async message(idOrAlias: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }> {
-    const delivered = await this.followUps.message(await this.records.idOf(idOrAlias), text);
-    return { delivered, agent: await this.get(idOrAlias) };
+    const row = await this.records.get(idOrAlias);
+    const there = await this.workerServer(row);
+    if (there) return this.opts.cluster!.commands.send(there, "agent.message", { id: row.id, text });
+    const delivered = await this.followUps.message(row.id, text);
+    return { delivered, agent: await this.get(row.id) };
   }
 
   /** Remove a finished agent's worktree now (WORKTREE_DIRTY unless `discard`); its branch is kept when it has commits. */
   async cleanup(idOrAlias: string, opts: { discard?: boolean } = {}): Promise<AgentInfo> {
     const row = await this.records.get(idOrAlias);
+    const there = await this.workerServer(row);
+    if (there) return this.opts.cluster!.commands.send<AgentInfo>(there, "agent.cleanup", { id: row.id, discard: opts.discard ?? false });
     await this.workspaces.cleanup(row, opts);
     return this.get(row.id);
   }
@@ -354,8 +382,11 @@ export class AgentsService {
     await this.publish(row.id, "agent.deleted", { alias: row.alias });
   }
 
-  async changes(idOrAlias: string) {
-    return this.workspaces.changes(await this.records.get(idOrAlias));
+  async changes(idOrAlias: string): Promise<Awaited<ReturnType<AgentWorkspaces["changes"]>>> {
+    const row = await this.records.get(idOrAlias);
+    const there = await this.workerServer(row);
+    if (there) return this.opts.cluster!.commands.send(there, "agent.changes", { id: row.id });
+    return this.workspaces.changes(row);
   }
 
   /** Merge the agent's branch into a local branch (default: the one it started from). */
@@ -364,12 +395,18 @@ export class AgentsService {
   }
 
   /** Changes and a capped diff at once (a CLI step's hand-over to the next step). */
-  async summary(idOrAlias: string, maxBytes: number) {
-    return this.workspaces.summary(await this.records.get(idOrAlias), maxBytes);
+  async summary(idOrAlias: string, maxBytes: number): Promise<Awaited<ReturnType<AgentWorkspaces["summary"]>>> {
+    const row = await this.records.get(idOrAlias);
+    const there = await this.workerServer(row);
+    if (there) return this.opts.cluster!.commands.send(there, "agent.summary", { id: row.id, maxBytes });
+    return this.workspaces.summary(row, maxBytes);
   }
 
-  async diff(idOrAlias: string, maxBytes?: number) {
-    return this.workspaces.diff(await this.records.get(idOrAlias), maxBytes);
+  async diff(idOrAlias: string, maxBytes?: number): Promise<Awaited<ReturnType<AgentWorkspaces["diff"]>>> {
+    const row = await this.records.get(idOrAlias);
+    const there = await this.workerServer(row);
+    if (there) return this.opts.cluster!.commands.send(there, "agent.diff", { id: row.id, ...(maxBytes === undefined ? {} : { maxBytes }) });
+    return this.workspaces.diff(row, maxBytes);
   }
 
   sweep() {
@@ -445,6 +482,28 @@ export class AgentsService {
   async workerUsesRepo(worker: string, key: string): Promise<boolean> {
     for (const repoPath of await this.records.workerRepos(worker)) if (gitExportKey(repoPath) === key) return true;
     return false;
+  }
+
+  /**
+   * The fence on a worker's pushes: it may move only `switchyard/<alias>` branches of agents on
+   * that repository placed on it now and not interrupted (a lost worker's agent may have been
+   * resumed elsewhere; its copy must not overwrite what the new one pushes). The refs refused, with
+   * why, or null when all may move.
+   */
+  async workerMayPush(worker: string, key: string, refs: readonly string[]): Promise<{ refs: string[]; reason: string } | null> {
+    const refused: string[] = [];
+    let reason = "";
+    for (const ref of refs) {
+      const branch = ref.replace(/^refs\/heads\//, "");
+      const row = (await this.records.onBranch(branch)).find((r) => r.repoPath !== null && gitExportKey(r.repoPath) === key);
+      const why =
+        !row ? `no agent works on ${branch}` : row.worker !== worker ? `${branch} is agent ${row.alias}'s, placed on ${row.worker === null ? "the server" : `worker ${row.worker}`}, not on ${worker}` : row.status === "interrupted" ? `agent ${row.alias} was interrupted: ${worker} no longer holds it` : null;
+      if (why) {
+        refused.push(ref);
+        reason ||= why;
+      }
+    }
+    return refused.length === 0 ? null : { refs: refused, reason };
   }
 
   /** Server shutdown: stop watching agents (they keep running and are re-attached at start). */

@@ -232,7 +232,9 @@ export class LocalAgentHost implements AgentHost {
     try {
       await git(["push", "--quiet", opts.remote, `${commit}:refs/heads/${target}`], { cwd: ws.path });
     } catch (err) {
-      throw new DomainError("PUSH_FAILED", `Pushing ${ws.branch} to ${opts.remote} failed: ${(err as Error).message}`, { kind: "CONFLICT", cause: err });
+      // another push of the same commit won the race (a worker pushes its agents' commits as they come)
+      const there = await git(["ls-remote", opts.remote, `refs/heads/${target}`], { cwd: ws.path }).catch(() => "");
+      if (there.split(/\s/)[0] !== commit) throw new DomainError("PUSH_FAILED", `Pushing ${ws.branch} to ${opts.remote} failed: ${(err as Error).message}`, { kind: "CONFLICT", cause: err });
     }
     return { commit };
   }

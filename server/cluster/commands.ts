@@ -6,7 +6,7 @@ import { DomainError, type ErrorCode } from "../errors";
 import type { Logger } from "../log";
 
 /** What a server can be asked to do for a run or daemon it owns. */
-export type CommandOp = "run.start" | "run.continue" | "run.stop" | "run.steer" | "run.respond" | "run.policy" | "daemon.trigger" | "daemon.stop" | "daemon.snapshot" | "agent.stop";
+export type CommandOp = "run.start" | "run.continue" | "run.stop" | "run.steer" | "run.respond" | "run.policy" | "daemon.trigger" | "daemon.stop" | "daemon.snapshot" | "agent.stop" | "agent.answer" | "agent.message" | "agent.cleanup" | "agent.changes" | "agent.diff" | "agent.summary";
 
 export type CommandCode = "OWNER_UNREACHABLE" | "COMMAND_UNKNOWN";
 

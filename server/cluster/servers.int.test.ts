@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +9,7 @@ import { fakeAgentPrompt } from "../testing/fake-agent";
 import { startFakeModelServer, type FakeModelServer } from "../testing/fake-model";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
 import { removeHome, spawnServer, tempHome, type ServerProcess } from "../testing/server-harness";
+import { killWorkerSessions, startYardWorker } from "../testing/yard-worker";
 
 /**
  * Several servers on one PostgreSQL (issue 18 item 4), as real `yard start` processes: what one
@@ -244,4 +246,48 @@ describe("several servers on one PostgreSQL", () => {
     const a = await server();
     await expect(server(a.home)).rejects.toThrow(/SERVER_IN_USE|data dir of its own/);
   }, 60_000);
+
+  // last: once a worker is registered, every spawn of the database goes to workers
+  it("a spawn through A goes to a worker connected to B: queued on A, claimed and started by B; a follow-up through A reaches its session", async () => {
+    const a = await server();
+    const b = await server();
+    const repo = makeRepo();
+    homes.push(repo);
+    const { token } = await a.client.workers.createToken.mutate({ name: "wb" });
+    const worker = await startYardWorker(b.proc.url, token, "wb", { capacity: 2 });
+    try {
+      // A sees it connected, to B
+      const seen = await until("wb connected, seen from A", () => a.client.workers.get.query({ name: "wb" }), (w) => (w as { state?: string }).state === "connected");
+      expect(seen.server).toBe(b.proc.url);
+      const spawned = await a.client.agents.spawn.mutate({
+        provider: "fake",
+        repo,
+        prompt: fakeAgentPrompt("through A", {
+          steps: [{ text: "hello from wb" }, { write: { path: "first.md", content: "first\n" } }, { bash: "git add -A && git commit -q -m first" }, { done: "first done" }],
+          resume: [[{ write: { path: "second.md", content: "second\n" } }, { bash: "git add -A && git commit -q -m second" }, { done: "second done" }]],
+        }),
+      });
+      // not connected to A: queued there with why, then claimed by B, which its worker is connected to
+      expect(spawned.status).toBe("queued");
+      expect(spawned.statusReason).toMatch(/wb is not connected to this server/);
+      const done = await waitForAgent(a.client, spawned.id, ["idle", "crashed", "stopped"], 60_000);
+      expect(done.status, done.statusReason ?? "").toBe("idle");
+      expect(done.worker).toBe("wb");
+      expect(done.workspacePath.startsWith(worker.home)).toBe(true);
+      expect(JSON.stringify((await a.client.agents.output.query({ agentId: spawned.id, limit: 100 })).lines)).toContain("hello from wb");
+      // its branch went back through B's git endpoint into the repository both servers share
+      expect(execFileSync("git", ["show", `switchyard/${done.alias}:first.md`], { cwd: repo }).toString()).toBe("first\n");
+      // a follow-up sent through A: B delivers it to the worker's session
+      await a.client.agents.message.mutate({ agentId: spawned.id, text: "go on" });
+      await until("the follow-up's commit", async () => execFileSync("git", ["ls-tree", "--name-only", `switchyard/${done.alias}`], { cwd: repo }).toString(), (t) => String(t).includes("second.md"), 60_000);
+      const after = await waitForAgent(b.client, spawned.id, ["idle", "crashed", "stopped"], 60_000);
+      expect(after.status, after.statusReason ?? "").toBe("idle");
+      expect(after.result).toContain("second done");
+    } finally {
+      worker.proc.kill("SIGKILL");
+      await worker.exited;
+      killWorkerSessions(worker.home);
+      removeHome(worker.home);
+    }
+  }, 150_000);
 });

@@ -24,6 +24,12 @@ export type GitHttpDeps = {
   /** The repository a key names (see gitExportKey), or null: 404. */
   resolve(key: string): { repoPath: string } | null | Promise<{ repoPath: string } | null>;
   authorize(request: GitAuthRequest): Promise<true | GitAuthDenial>;
+  /**
+   * Every push's updates that the default rule lets through (`refs/heads/switchyard/*`, no
+   * deletion), asked once per push: null lets them all through, else the updates refused and why
+   * (a worker may move only the branches of its own agents). Absent: the default rule alone.
+   */
+  authorizeUpdates?(request: { token: string; key: string; refs: RefUpdate[] }): Promise<null | { refs: RefUpdate[]; denial: GitAuthDenial }>;
 };
 
 type Req = FastifyRequest<{ Params: { repo: string }; Querystring: { service?: string } }>;
@@ -104,7 +110,15 @@ async function receivePack(deps: GitHttpDeps, req: Req, reply: FastifyReply, who
     const verdict = await deps.authorize({ token: who.token, key: who.key, service: "git-receive-pack", refs: refused });
     if (verdict !== true) {
       await drainRequest(req, source);
-      return refusePush(reply, commands, refused, verdict);
+      return refusePush(reply, commands, refused, verdict, (update) => `refused by Switchyard: ${defaultRefusal(update)}`);
+    }
+  }
+  const allowed = commands.updates.filter((update) => defaultRefusal(update) === null);
+  if (allowed.length > 0 && deps.authorizeUpdates) {
+    const fenced = await deps.authorizeUpdates({ token: who.token, key: who.key, refs: allowed });
+    if (fenced) {
+      await drainRequest(req, source);
+      return refusePush(reply, commands, fenced.refs, fenced.denial, () => `refused by Switchyard: ${fenced.denial.message}`);
     }
   }
   async function* replay(): AsyncGenerator<Buffer> {
@@ -126,8 +140,8 @@ async function drainRequest(req: Req, source: Readable): Promise<void> {
   if (source !== req.raw) await drain(req.raw);
 }
 
-function refusePush(reply: FastifyReply, commands: PushCommands, refused: RefUpdate[], denial: GitAuthDenial): FastifyReply {
-  const reasons = new Map(refused.map((update) => [update.refName, `refused by Switchyard: ${defaultRefusal(update)}`]));
+function refusePush(reply: FastifyReply, commands: PushCommands, refused: RefUpdate[], denial: GitAuthDenial, reason: (update: RefUpdate) => string): FastifyReply {
+  const reasons = new Map(refused.map((update) => [update.refName, reason(update)]));
   const message = `Switchyard: ${denial.message}`;
   const report = refusalReport(commands.capabilities, commands.updates, { reasons, message });
   if (!report) return deny(reply, denial);

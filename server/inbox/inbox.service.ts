@@ -15,12 +15,17 @@ export const INBOX_EVENTS: ReadonlySet<EventType> = new Set<EventType>([
   "agent.deleted",
   "agent.approval_requested",
   "agent.approval_decided",
+  // an agent interrupted (its worker lost) comes in; resumed or stopped it leaves
+  "agent.status_changed",
   "run.request_opened",
   "run.request_answered",
   "run.completed",
   "conversation.created",
   "conversation.answered",
 ]);
+
+/** Interrupted agents listed at most (the newest): a whole lost worker's are a handful, not thousands. */
+const INTERRUPTED_SHOWN = 200;
 
 /** The inbox is a view over the agents' and runs' own state: nothing of it is stored twice. */
 export async function inboxItems(agents: AgentsService, runs: RunsService, conversations: ConversationsService): Promise<InboxItem[]> {
@@ -39,6 +44,9 @@ export async function inboxItems(agents: AgentsService, runs: RunsService, conve
   for (const ap of await agents.approvals.list({ status: "pending" })) {
     if (stepAgents.has(ap.agentId)) continue;
     items.push({ kind: "agent_approval", id: ap.id, agentId: ap.agentId, alias: aliases.get(ap.agentId) ?? ap.agentId, toolName: ap.toolName, input: ap.input, createdAt: ap.createdAt });
+  }
+  for (const a of (await agents.list({ status: ["interrupted"] }, { limit: INTERRUPTED_SHOWN })).items) {
+    items.push({ kind: "agent_interrupted", id: `interrupted:${a.id}`, agentId: a.id, alias: a.alias, reason: a.statusReason ?? "interrupted", worker: a.worker, createdAt: a.finishedAt ?? a.updatedAt });
   }
   const asking = await conversations.pending(HUMAN);
   const unnamed = [...new Set(asking.map((c) => c.fromAgentId).filter((id) => !aliases.has(id)))];

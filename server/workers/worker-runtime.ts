@@ -8,6 +8,7 @@ import type { SessionRef } from "../agents/agent-host";
 import { serializeError, sessionPaths } from "../agents/local-host";
 import { getProvider, listProviders, resolveCommand } from "../agents/providers";
 import { REPO_ROOT } from "../paths";
+import { BranchPusher } from "./branch-pusher";
 import { WorkerAgentHost } from "./worker-host";
 
 export interface WorkerOptions {
@@ -27,6 +28,8 @@ export interface WorkerOptions {
 
 interface Running {
   ref: SessionRef;
+  /** The session's working directory (its worktree), whose branch is pushed as it moves. */
+  cwd?: string;
   /** The connection epoch it was started (or last kept) under. */
   epoch: number;
 }
@@ -56,6 +59,7 @@ export class WorkerRuntime {
   private providers: WorkerProvider[] = [];
   private connectedOnce: (() => void) | undefined;
   private ticks = 0;
+  private readonly pusher: BranchPusher;
 
   constructor(private readonly opts: WorkerOptions) {
     mkdirSync(opts.home, { recursive: true });
@@ -71,6 +75,7 @@ export class WorkerRuntime {
       GIT_ASKPASS: "true",
     });
     this.host = new WorkerAgentHost({ home: opts.home, env: agentEnv });
+    this.pusher = new BranchPusher({ log: opts.log });
     this.loadSessions();
   }
 
@@ -180,7 +185,7 @@ export class WorkerRuntime {
     }
     try {
       const value = await this.host.call(msg.call, msg.args);
-      if (msg.call === "startSession") this.track(value as SessionRef);
+      if (msg.call === "startSession") this.track(value as SessionRef, (msg.args[0] as { cwd?: string }).cwd);
       if (msg.call === "stopSession" || msg.call === "removeAgentDir") this.untrackEnded();
       this.send({ type: "result", id: msg.id, ok: true, ...(value === undefined ? {} : { value }) });
     } catch (err) {
@@ -189,10 +194,11 @@ export class WorkerRuntime {
   }
 
   /** A session started here: kept across reconnections (and restarts of the worker), its output watched. */
-  private track(ref: SessionRef): void {
+  private track(ref: SessionRef, cwd: string | undefined): void {
     const key = `${ref.agentId}:${ref.session}`;
-    this.running.set(key, { ref, epoch: this.epoch });
+    this.running.set(key, { ref, epoch: this.epoch, ...(cwd ? { cwd } : {}) });
     this.watchOutput(key, ref);
+    if (cwd) this.pusher.watch(key, cwd);
     this.saveSessions();
   }
 
@@ -218,6 +224,7 @@ export class WorkerRuntime {
 
   private forget(key: string): void {
     this.running.delete(key);
+    this.pusher.forget(key);
     this.watchers.get(key)?.close();
     this.watchers.delete(key);
   }
@@ -251,6 +258,8 @@ export class WorkerRuntime {
       this.saveSessions();
       this.socket?.terminate();
     }
+    // agents' new commits go to the server as they come (only while it can fence them)
+    if (this.running.size > 0 && this.socket?.readyState === WebSocket.OPEN) void this.pusher.tick();
     // every 10 s: sessions whose process ended are forgotten
     if (this.running.size > 0 && ++this.ticks % 10 === 0) this.untrackEnded();
   }
@@ -262,6 +271,7 @@ export class WorkerRuntime {
         const key = `${r.ref.agentId}:${r.ref.session}`;
         this.running.set(key, r);
         this.watchOutput(key, r.ref);
+        if (r.cwd) this.pusher.watch(key, r.cwd);
       }
     } catch {
       // none yet

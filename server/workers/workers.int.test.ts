@@ -1,11 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { gitExportKey } from "../git-http/export-key";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { AgentInfo } from "../../shared/agents";
 import { fakeAgentPrompt } from "../testing/fake-agent";
 import { git, startAgentsWorld, waitForAgent, type AgentsWorld } from "../testing/agents-world";
-import { removeHome } from "../testing/server-harness";
+import { removeHome, tempHome } from "../testing/server-harness";
 import { killWorkerSessions, startYardWorker as startWorker, until, type WorkerProc } from "../testing/yard-worker";
 import { workerCheck } from "../cli/doctor";
 
@@ -159,6 +162,47 @@ describe("workers: agents on other machines' yard worker", () => {
     expect(interrupted.statusReason).toMatch(/worker w4 lost/);
   }, 60_000);
 
+  it("fences pushes: a worker's token moves only the branches of agents placed on that worker", async () => {
+    const client = world.t.client;
+    const { items } = await client.agents.list.query({});
+    const onW1 = items.find((a) => a.worker === "w1" && a.status === "idle" && a.branch)!;
+    const onW2 = items.find((a) => a.worker === "w2" && a.status === "idle" && a.branch)!;
+    expect(onW1 && onW2).toBeTruthy();
+    // a clone of the server's repository over its git endpoint, as worker w1 would make it
+    const clone = tempHome("fence-clone-");
+    const auth = ["-c", `http.extraHeader=Authorization: Bearer ${tokens.w1}`];
+    const url = `${world.t.url}/git/${gitExportKey(world.repo)}.git`;
+    // async: the server answering these requests runs in this process
+    const run = promisify(execFile);
+    await run("git", [...auth, "clone", "-q", url, "repo"], { cwd: clone });
+    const repo = join(clone, "repo");
+    const push = (ref: string) =>
+      run("git", [...auth, "push", "origin", `HEAD:refs/heads/${ref}`], { cwd: repo }).then(
+        (r) => ({ ok: true, out: r.stderr }),
+        (err: { stderr?: string }) => ({ ok: false, out: String(err.stderr ?? err) }),
+      );
+    try {
+      git(repo, "checkout", "-q", `origin/${onW1.branch}`);
+      git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "from w1's side");
+      // its own agent's branch: moves
+      expect(await push(onW1.branch!)).toMatchObject({ ok: true });
+      expect(git(world.repo, "rev-parse", onW1.branch!)).toBe(git(repo, "rev-parse", "HEAD"));
+      // another worker's agent's branch, or a branch no agent works on: refused, nothing moves
+      const before = git(world.repo, "rev-parse", onW2.branch!);
+      git(repo, "checkout", "-q", `origin/${onW2.branch}`);
+      git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "not w1's");
+      const other = await push(onW2.branch!);
+      expect(other.ok).toBe(false);
+      expect(other.out).toContain(`is agent ${onW2.alias}'s, placed on worker w2, not on w1`);
+      expect(git(world.repo, "rev-parse", onW2.branch!)).toBe(before);
+      const nobody = await push("switchyard/nobody-works-here");
+      expect(nobody.ok).toBe(false);
+      expect(nobody.out).toContain("no agent works on switchyard/nobody-works-here");
+    } finally {
+      removeHome(clone);
+    }
+  }, 60_000);
+
   it("kill -9 of a worker: within 15 s its running agent is interrupted with the reason; resumed, it goes on on another worker from its pushed branch", async () => {
     const client = world.t.client;
     // a first run commits (and its branch is pushed when it ends); a follow-up's run is the one cut off
@@ -168,33 +212,48 @@ describe("workers: agents on other machines' yard worker", () => {
         { bash: "git add -A && (git commit -q -m first || true)" },
         { done: "first run done" },
       ],
-      resume: [[{ text: "working" }, { sleep: 120_000 }, { done: "never" }]],
+      // the follow-up commits, then works on: its commit reaches the server while it runs
+      resume: [[{ write: { path: "second.md", content: "from the follow-up\n" } }, { bash: "git add -A && git commit -q -m second" }, { text: "working" }, { sleep: 120_000 }, { done: "never" }]],
     };
     const a = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, worker: "w2", prompt: fakeAgentPrompt("long", script) });
     expect((await waitForAgent(client, a.id)).status).toBe("idle");
-    const pushed = git(world.repo, "rev-parse", `switchyard/${a.alias}`);
+    const first = git(world.repo, "rev-parse", `switchyard/${a.alias}`);
     await client.agents.message.mutate({ agentId: a.id, text: "go on" });
     await waitForAgent(client, a.id, ["running"]);
     await until("the follow-up's first line", async () => JSON.stringify((await client.agents.output.query({ agentId: a.id, limit: 50 })).lines).includes("working"));
+    // the worker pushed the follow-up's commit as it came, while the agent still runs
+    await until("the follow-up's commit pushed", async () => git(world.repo, "rev-parse", `switchyard/${a.alias}`) !== first);
+    const pushed = git(world.repo, "rev-parse", `switchyard/${a.alias}`);
+    expect(git(world.repo, "rev-parse", `${pushed}~1`)).toBe(first);
+    expect((await client.agents.get.query({ agentId: a.id })).status).toBe("running");
     const w2 = workers.find((w) => w.name === "w2")!;
+    // (on a loaded machine w2 may have reconnected before: only what follows the kill counts)
+    const { lastId: beforeKill } = await client.events.list.query({ limit: 1 });
     const killedAt = Date.now();
     w2.proc.kill("SIGKILL");
     // its connection closed: disconnected from then on, though its last heartbeat is still fresh
     // (a fresh heartbeat counts only for a worker connected to another server of the database)
-    await until("w2's worker.disconnected", async () => (await client.events.list.query({ limit: 1000 })).events.some((e) => e.type === "worker.disconnected" && (e.payload as { name: string }).name === "w2"));
+    await until("w2's worker.disconnected", async () =>
+      (await client.events.list.query({ afterId: beforeKill, limit: 1000 })).events.some((e) => e.type === "worker.disconnected" && (e.payload as { name: string }).name === "w2"),
+    );
     expect((await client.workers.get.query({ name: "w2" })).state).toBe("disconnected");
     const interrupted = await waitForAgent(client, a.id, ["interrupted"], 20_000);
     // the spec's bound: interrupted within 15 s of the kill (+1 s for this test's polling on a loaded machine)
     expect(Date.now() - killedAt).toBeLessThan(16_000);
     expect(interrupted.statusReason).toMatch(/worker w2 lost/);
     expect((await client.workers.get.query({ name: "w2" })).state).toBe("lost");
-    const { events } = await client.events.list.query({ limit: 1000 });
+    const { events } = await client.events.list.query({ afterId: beforeKill, limit: 1000 });
     const lost = events.filter((e) => e.type === "worker.lost").map((e) => e.payload as { name: string; interrupted: string[] });
     expect(lost.some((p) => p.name === "w2" && p.interrupted.includes(a.id))).toBe(true);
+
+    // the Inbox says so, until it is resumed or stopped
+    const inboxed = (await client.inbox.list.query()).items.find((i) => i.kind === "agent_interrupted" && i.agentId === a.id);
+    expect(inboxed).toMatchObject({ alias: a.alias, worker: "w2", reason: expect.stringMatching(/worker w2 lost/) });
 
     // resumed: on another worker, its worktree from the branch as pushed, a new session handed the work so far
     await client.agents.resume.mutate({ agentId: a.id, answers: {} });
     const moved = await waitForAgent(client, a.id, ["idle", "crashed"]);
+    expect((await client.inbox.list.query()).items.some((i) => i.kind === "agent_interrupted" && i.agentId === a.id)).toBe(false);
     expect(moved.status).toBe("idle");
     expect(moved.worker).not.toBe("w2");
     expect(moved.worker).not.toBeNull();
@@ -202,7 +261,8 @@ describe("workers: agents on other machines' yard worker", () => {
     expect(moved.workspacePath.startsWith(join(home, "worktrees"))).toBe(true);
     const log = JSON.stringify((await client.agents.output.query({ agentId: a.id, limit: 500 })).lines);
     expect(log).toContain(`worker w2 was lost: continuing on worker ${moved.worker} from switchyard/${a.alias} as last pushed (${pushed.slice(0, 10)})`);
-    // what the first run committed is there, on the same branch
+    // what both runs committed is there, on the same branch
     expect(git(world.repo, "show", `switchyard/${a.alias}:first.md`)).toContain("from the first run");
+    expect(git(world.repo, "show", `switchyard/${a.alias}:second.md`)).toContain("from the follow-up");
   }, 120_000);
 });

@@ -225,6 +225,13 @@ export class WorkersService implements WorkerPlacement {
     return host;
   }
 
+  async serverOf(name: string): Promise<string | undefined> {
+    const row = await first(this.deps.store.read.select({ serverId: this.t.serverId, heartbeatAt: this.t.heartbeatAt, lostAt: this.t.lostAt, revokedAt: this.t.revokedAt }).from(this.t).where(eq(this.t.name, name)));
+    if (!row?.serverId || row.serverId === this.deps.cluster.serverId || row.lostAt !== null || row.revokedAt !== null) return undefined;
+    // connected to that server: its heartbeat, written there every second, is fresh
+    return row.heartbeatAt !== null && Date.now() - row.heartbeatAt < WORKER_SILENT_MS ? row.serverId : undefined;
+  }
+
   async place(req: { provider: string; worker?: string; labels: string[] }): Promise<Placed> {
     const rows = await this.deps.store.read.select({ name: this.t.name, drained: this.t.drained, revokedAt: this.t.revokedAt }).from(this.t);
     const registered = rows.filter((r) => r.revokedAt === null);

@@ -8,7 +8,7 @@ export const inbox = defineTool({
   name: "inbox",
   title: "The inbox",
   description:
-    "Everything waiting on a human, oldest first: agents' questions (answer_agent), agents' tool approvals, questions to the human (answer_question), runs' input, question and permission requests (answer_run_request).",
+    "Everything waiting on a human, oldest first: agents' questions (answer_agent), agents' tool approvals, agents interrupted by a lost worker (resume with message_agent, or stop_agent), questions to the human (answer_question), runs' input, question and permission requests (answer_run_request).",
   input: z.object({ limit: z.number().int().min(1).max(100).default(50) }),
   output: z.object({ total: z.number(), items: z.array(InboxItem) }),
   annotations: { readOnlyHint: true },

@@ -19,7 +19,7 @@ export function InboxPage() {
     <>
       <PageHeader
         title="Inbox"
-        description="Everything waiting for you: agents' questions and tool approvals, runs' input, questions and permissions."
+        description="Everything waiting for you: agents' questions and tool approvals, agents interrupted by a lost worker, runs' input, questions and permissions."
         actions={
           <div className="flex gap-2">
             {canNotify && <Button onClick={() => void Notification.requestPermission()}>Enable notifications</Button>}
@@ -67,6 +67,8 @@ function ItemView({ item }: { item: InboxItem }) {
       return <AgentQuestions item={item} />;
     case "agent_approval":
       return <AgentApproval item={item} />;
+    case "agent_interrupted":
+      return <AgentInterrupted item={item} />;
     case "run_request":
       return <RunRequest item={item} />;
     case "conversation":
@@ -108,6 +110,29 @@ function AgentApproval({ item }: { item: Extract<InboxItem, { kind: "agent_appro
         {item.toolName !== "AskUserQuestion" && <b> {item.toolName}</b>}
       </p>
       <ApprovalForm approval={{ id: item.id, toolName: item.toolName, input: item.input }} />
+    </div>
+  );
+}
+
+function AgentInterrupted({ item }: { item: Extract<InboxItem, { kind: "agent_interrupted" }> }) {
+  const resume = trpc.agents.resume.useMutation();
+  const stop = trpc.agents.stop.useMutation();
+  const error = resume.error ?? stop.error;
+  return (
+    <div className="space-y-2 text-sm">
+      <p>
+        <Who item={item} /> <span className="text-zinc-500">was interrupted{item.worker ? ` on worker ${item.worker}` : ""}</span>
+      </p>
+      <p className="text-zinc-800 dark:text-zinc-200">{item.reason}</p>
+      <div className="flex items-center gap-2">
+        <Button variant="primary" disabled={resume.isPending || stop.isPending} onClick={() => resume.mutate({ agentId: item.agentId, answers: {} })}>
+          {item.worker ? "Resume on another worker" : "Resume"}
+        </Button>
+        <Button variant="danger" disabled={resume.isPending || stop.isPending} onClick={() => stop.mutate({ agentId: item.agentId })}>
+          Stop it
+        </Button>
+        {error && <span role="alert" className="text-red-600">{errorMessage(error)}</span>}
+      </div>
     </div>
   );
 }

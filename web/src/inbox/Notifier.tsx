@@ -28,10 +28,12 @@ export function Notifier({ items }: { items: InboxItem[] | undefined }) {
             ? item.questions.map((q) => q.question).join(" / ")
             : item.kind === "agent_approval"
               ? `wants to use ${item.toolName}`
+              : item.kind === "agent_interrupted"
+                ? item.reason
               : item.kind === "conversation"
                 ? item.question
                 : `needs your ${item.request.kind}`;
-        notify(`${who} needs you`, what, item.id);
+        notify(item.kind === "agent_interrupted" ? `${who} was interrupted` : `${who} needs you`, what, item.id);
       }
     }
     known.current = new Set(items.map((i) => i.id));
