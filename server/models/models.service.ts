@@ -10,6 +10,7 @@ import { DomainError } from "../errors";
 import { contextWindowOf } from "./context-window";
 import { createMockModel, isMockModelId, MOCK_MODEL_IDS, type MockModelOptions } from "./mock";
 import { loadProvidersFile, parseProviders, type CompatibleProvider, type ProvidersFile } from "./providers-file";
+import { readAheadFetch } from "./read-ahead";
 
 /**
  * The model registry: turns a "provider/model" string into an AI SDK language model.
@@ -105,17 +106,19 @@ export function createModelRegistry(config: Config, extra: ModelRegistryOptions 
 
   const compatibleKey = (entry: CompatibleProvider): string | undefined => (entry.apiKeyEnv ? env[entry.apiKeyEnv] : entry.apiKey);
   const missingKey = (id: string, envVar: string, where = "") => `${id} needs ${envVar}${where}; or use mock/demo`;
+  // streamed answers read off the socket in bursts (see readAhead): a paced reader holds no copy of the answer
+  const fetch = readAheadFetch(extra.fetch);
 
   function resolveBuiltIn(provider: BuiltIn, id: string, modelId: string): LanguageModelV3 {
     if (!provider.apiKey) throw unavailable(missingKey(id, provider.envVar));
-    const settings = { baseURL: `${provider.root}/v1`, apiKey: provider.apiKey, fetch: extra.fetch };
+    const settings = { baseURL: `${provider.root}/v1`, apiKey: provider.apiKey, fetch };
     return provider.id === "anthropic" ? createAnthropic(settings)(modelId) : createOpenAI(settings).responses(modelId);
   }
 
   function resolveCompatible(name: string, entry: CompatibleProvider, id: string, modelId: string): LanguageModelV3 {
     const apiKey = compatibleKey(entry);
     if (entry.apiKeyEnv && !apiKey) throw unavailable(missingKey(id, entry.apiKeyEnv, ` (apiKeyEnv of "${name}" in providers.json)`));
-    return createOpenAICompatible({ name, baseURL: entry.baseUrl, apiKey, includeUsage: true, fetch: extra.fetch })(modelId);
+    return createOpenAICompatible({ name, baseURL: entry.baseUrl, apiKey, includeUsage: true, fetch })(modelId);
   }
 
   function knownProviders(): string {
