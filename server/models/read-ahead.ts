@@ -1,7 +1,11 @@
-/** A streamed answer's bytes read ahead of its parser, at most this many (then reading pauses). */
-export const READ_AHEAD_HIGH_BYTES = 256 * 1024;
+/**
+ * A streamed answer's bytes read ahead of its parser, at most this many (then reading pauses).
+ * A burst (HIGH - LOW) must take more than the 64 KB one socket read adds, or the socket's buffer
+ * still grows; it stays small because reading a burst is not paced (it runs in one turn).
+ */
+export const READ_AHEAD_HIGH_BYTES = 128 * 1024;
 /** Reading resumes once the bytes read ahead fall below this. */
-export const READ_AHEAD_LOW_BYTES = 64 * 1024;
+export const READ_AHEAD_LOW_BYTES = 32 * 1024;
 
 /**
  * `body`, read ahead in bursts: once fewer than `low` bytes wait, it is read at once (promise
