@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
-import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { eq, or, type SQL } from "drizzle-orm";
 import { AddAccountInput, type AccountInfo, type AccountProvider } from "../../shared/accounts";
 import type { EventPayload, EventType } from "../../shared/events";
@@ -12,7 +12,7 @@ import type { EventBus } from "../events/bus";
 import type { Logger } from "../log";
 import type { accounts } from "./accounts.sql";
 import { accountProviders, accountSupportOf } from "../agents/providers";
-import { materialize, refreshOAuth, rotatedTokens, type Credentials, type Materialized, type OAuthEndpoint } from "./credentials";
+import { materialize, refreshOAuth, rotatedFiles, rotatedTokens, type Credentials, type Materialized, type OAuthEndpoint } from "./credentials";
 import { ExhaustionTimer, type FreedAccount } from "./exhaustion-timer";
 import { Sealer } from "./sealing";
 
@@ -259,6 +259,37 @@ export class AccountsService {
     }
   }
 
+  /**
+   * What a CLI rotated in an agent's own config dir elsewhere (on a worker), read back after its
+   * run: `read` gets the files to read there. Kept when newer than what the account holds, so the
+   * next run (here or on any worker) starts from the tokens the CLI last had; a refresh token the
+   * CLI used is single-use, and the account's copy of it would be dead. True when kept.
+   */
+  async absorbRotated(accountId: string, read: (paths: string[]) => Promise<Array<{ path: string; content: string }>>): Promise<boolean> {
+    const row = await this.row(accountId);
+    const paths = rotatedFiles(row.provider);
+    if (row.kind !== "oauth" || paths.length === 0) return false;
+    const files = await read(paths);
+    if (files.length === 0) return false;
+    const dir = await mkdtemp(join(tmpdir(), "switchyard-rotated-"));
+    try {
+      for (const f of files) {
+        const path = join(dir, f.path);
+        if (!path.startsWith(`${dir}/`)) continue;
+        await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+        await writeFile(path, f.content, { mode: 0o600 });
+      }
+      const rotated = await rotatedTokens(row.provider, dir, { expiresAt: row.expiresAt });
+      if (!rotated) return false;
+      const creds = this.credentialsAsStored(row);
+      await this.keep(row.id, { ...creds, secret: rotated.accessToken, refreshToken: rotated.refreshToken ?? creds.refreshToken, expiresAt: rotated.expiresAt });
+      this.opts.log.info({ accountId: row.id, label: row.label }, "account OAuth tokens rotated by a CLI on a worker kept");
+      return true;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
   private tryOpen(sealed: string): string | null {
     try {
       return this.sealer.open(sealed);
@@ -267,11 +298,11 @@ export class AccountsService {
     }
   }
 
-  /** The account's current credentials: rotated by the CLI, or refreshed here when close to expiry. */
-  private async credentials(row: AccountRow): Promise<Credentials> {
+  /** The account's credentials as its row holds them (decrypted). */
+  private credentialsAsStored(row: AccountRow): Credentials {
     const secret = this.tryOpen(row.secret);
     if (secret === null) throw new Error("its credential cannot be decrypted with this data dir's account-key: add the account again");
-    let creds: Credentials = {
+    return {
       provider: row.provider,
       kind: row.kind,
       secret,
@@ -279,6 +310,11 @@ export class AccountsService {
       expiresAt: row.expiresAt,
       email: row.email,
     };
+  }
+
+  /** The account's current credentials: rotated by the CLI, or refreshed here when close to expiry. */
+  private async credentials(row: AccountRow): Promise<Credentials> {
+    let creds = this.credentialsAsStored(row);
     if (row.kind !== "oauth") return creds;
     const rotated = await rotatedTokens(row.provider, row.configDir, { expiresAt: row.expiresAt });
     if (rotated) {

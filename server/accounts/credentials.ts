@@ -25,6 +25,11 @@ export async function materialize(configDir: string, c: Credentials): Promise<Ma
   return supportOf(c.provider).materialize(configDir, c);
 }
 
+/** The files of a config dir the CLI rotates its tokens in (empty: it does not). */
+export function rotatedFiles(provider: string): string[] {
+  return accountSupportOf(provider)?.rotatedFiles ?? [];
+}
+
 /** Tokens the CLI itself rotated in the account's config dir since we wrote them (newer expiry), if any. */
 export async function rotatedTokens(provider: string, configDir: string, known: { expiresAt: number | null }): Promise<RotatedTokens | null> {
   return (await supportOf(provider).rotatedTokens?.(configDir, known)) ?? null;

@@ -136,6 +136,8 @@ export interface AgentHost {
    * merged into it (the CLI's own state in it stays).
    */
   writeConfigFiles(dir: string, files: ConfigFile[]): Promise<void>;
+  /** Files of an agent's config dir (paths inside it), as text; the ones that do not exist are left out. */
+  readConfigFiles(dir: string, paths: string[]): Promise<ConfigFile[]>;
   /** Remove an agent's folder (its session files). */
   removeAgentDir(dir: string): Promise<void>;
 

@@ -384,6 +384,24 @@ export class AgentRunner {
     });
   }
 
+  /**
+   * An agent on a worker that ran on an OAuth account: the tokens its CLI rotated in its config
+   * dir there go back to the account (its old refresh token is spent), before the next run of any
+   * agent on it is materialized. A failure is logged: the account may then need a new login.
+   */
+  private async absorbRotated(id: string): Promise<void> {
+    const row = await this.ctx.records.find(id);
+    const accounts = this.ctx.accounts;
+    if (!row || row.worker === null || !row.accountId || !accounts || !this.ctx.hosts.reachable(row)) return;
+    const host = this.ctx.hosts.of(row);
+    try {
+      await accounts.absorbRotated(row.accountId, (paths) => host.readConfigFiles(row.configDir, paths));
+    } catch (err) {
+      if (err instanceof DomainError && (err.code === "WORKER_UNREACHABLE" || err.code === "WORKER_CALL_FAILED")) throw err;
+      this.ctx.log.warn({ err, agentId: id }, "reading back the tokens an agent's CLI rotated on its worker failed");
+    }
+  }
+
   /** Resolves once the writes the agent's run reported so far are done. */
   private async recorded(id: string): Promise<void> {
     await this.recording.get(id);
@@ -403,6 +421,7 @@ export class AgentRunner {
     for (;;) {
       try {
         await this.workspaces.publishBranch(id);
+        await this.absorbRotated(id);
         return await this.complete(id, outcome);
       } catch (err) {
         const unreachable = err instanceof DomainError && (err.code === "WORKER_UNREACHABLE" || err.code === "WORKER_CALL_FAILED");

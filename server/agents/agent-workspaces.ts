@@ -89,20 +89,34 @@ export class AgentWorkspaces {
     return await this.ctx.records.update(row.id, { workspaceRemoved: false, commitRequests: 0, cleanupWarning: null });
   }
 
+  /**
+   * Where an agent's work is read (changes, diff, summary): its host; for an agent whose worker is
+   * connected to no server (lost, stopped), this server's repository, where its branch was pushed
+   * as it committed: the workspace then names a path that cannot exist here (`/dev/null` is a file),
+   * so the read is of the branch.
+   */
+  private readerOf(row: AgentRow): { host: AgentHost; ws: Workspace } {
+    const ws = workspaceOf(row);
+    if (row.worker === null || this.ctx.hosts.reachable(row) || row.workspaceKind !== "worktree") return { host: this.hostOf(row), ws };
+    return { host: this.ctx.hosts.local, ws: { ...ws, path: `/dev/null/${row.alias}` } };
+  }
+
   changes(row: AgentRow) {
     this.assertAvailable(row);
-    const ws = workspaceOf(row);
-    return Promise.all([this.hostOf(row).changes(ws), this.hostOf(row).commitsSince(ws, row.mergedHead)]).then(([changes, commitsSinceMerge]) => ({ ...changes, commitsSinceMerge }));
+    const { host, ws } = this.readerOf(row);
+    return Promise.all([host.changes(ws), host.commitsSince(ws, row.mergedHead)]).then(([changes, commitsSinceMerge]) => ({ ...changes, commitsSinceMerge }));
   }
 
   diff(row: AgentRow, maxBytes?: number) {
     this.assertAvailable(row);
-    return this.hostOf(row).diff(workspaceOf(row), maxBytes ? { maxBytes } : {});
+    const { host, ws } = this.readerOf(row);
+    return host.diff(ws, maxBytes ? { maxBytes } : {});
   }
 
   summary(row: AgentRow, maxBytes: number) {
     this.assertAvailable(row);
-    return this.hostOf(row).summary(workspaceOf(row), { maxBytes });
+    const { host, ws } = this.readerOf(row);
+    return host.summary(ws, { maxBytes });
   }
 
   /** Merge the agent's branch into a local branch (default: the one it started from). */

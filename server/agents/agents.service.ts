@@ -452,22 +452,33 @@ export class AgentsService {
    */
   async workerLost(name: string): Promise<string[]> {
     const interrupted: string[] = [];
-    for (const row of await this.records.all()) {
-      if (row.worker !== name || !LIVE_STATUSES.includes(row.status)) continue;
-      await this.runner.forget(row.id);
-      const reason = `worker ${name} lost`;
-      try {
-        await this.ctx.lifecycle.transition(row.id, "interrupted", {
-          expectedVersion: row.version,
-          patch: { statusReason: `${reason}: what it had not pushed stays on that machine`, pid: null, finishedAt: Date.now() },
-          event: { type: "agent.status_changed", payload: { status: "interrupted", reason } },
-        });
-        interrupted.push(row.id);
-      } catch (err) {
-        this.opts.log.warn({ err, agentId: row.id }, "interrupting an agent of a lost worker failed (it moved meanwhile)");
+    const reason = `worker ${name} lost`;
+    for (const listed of await this.records.all()) {
+      if (listed.worker !== name || !LIVE_STATUSES.includes(listed.status)) continue;
+      await this.runner.forget(listed.id);
+      // read again after the watch stopped: what it was doing meanwhile (its run's end being
+      // handled) may have moved it; a move racing this one is met by trying again on the row as it is
+      for (let attempt = 1; ; attempt++) {
+        const row = await this.records.find(listed.id);
+        if (!row || row.worker !== name || !LIVE_STATUSES.includes(row.status)) break;
+        try {
+          await this.ctx.lifecycle.transition(row.id, "interrupted", {
+            expectedVersion: row.version,
+            patch: { statusReason: `${reason}: what it had not pushed stays on that machine`, pid: null, finishedAt: Date.now() },
+            event: { type: "agent.status_changed", payload: { status: "interrupted", reason } },
+          });
+          interrupted.push(row.id);
+          break;
+        } catch (err) {
+          const moved = err instanceof DomainError && err.code === "AGENT_VERSION_CONFLICT";
+          if (!moved || attempt >= 5) {
+            this.opts.log.warn({ err, agentId: row.id }, "interrupting an agent of a lost worker failed");
+            break;
+          }
+        }
       }
-      await this.approvals.expireFor(row.id, reason);
-      await this.ctx.release(row.id);
+      await this.approvals.expireFor(listed.id, reason);
+      await this.ctx.release(listed.id);
     }
     return interrupted;
   }

@@ -127,6 +127,18 @@ export class LocalAgentHost implements AgentHost {
     return (await getProvider(req.provider).accounts?.copySession(req.fromDir, req.toDir, req.sessionId)) ?? 0;
   }
 
+  async readConfigFiles(dir: string, paths: string[]): Promise<ConfigFile[]> {
+    const root = resolve(dir);
+    const out: ConfigFile[] = [];
+    for (const p of paths) {
+      const path = resolve(root, p);
+      if (!path.startsWith(`${root}/`)) throw new DomainError("BAD_INPUT", `A config file must stay inside ${root}: ${p}`);
+      const content = await readFile(path, "utf8").catch(() => null);
+      if (content !== null) out.push({ path: p, content });
+    }
+    return out;
+  }
+
   async writeConfigFiles(dir: string, files: ConfigFile[]): Promise<void> {
     const root = resolve(dir);
     for (const f of files) {

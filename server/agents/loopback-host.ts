@@ -11,6 +11,7 @@ export const HOST_CALLS = [
   "prepareLaunch",
   "copySession",
   "writeConfigFiles",
+  "readConfigFiles",
   "removeAgentDir",
   "writeInputFiles",
   "readSignal",

@@ -126,6 +126,30 @@ describe("workers: agents on other machines' yard worker", () => {
     }
   }, 90_000);
 
+  it("an OAuth account's tokens rotated by the CLI on a worker go back to the account: the next run, on another worker, gets them", async () => {
+    const client = world.t.client;
+    const expiresAt = Date.now() + 3_600_000;
+    const later = expiresAt + 3_600_000;
+    const account = await client.accounts.add.mutate({ provider: "fake", label: "oauth-w", kind: "oauth", secret: "access-first-0001", refreshToken: "refresh-first-0001", expiresAt });
+    try {
+      // what the CLI does when it refreshes its login: new tokens in its config dir's credentials file
+      const rotated = JSON.stringify({ claudeAiOauth: { accessToken: "access-rotated-0002", refreshToken: "refresh-rotated-0002", expiresAt: later } });
+      const first = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, worker: "w1", account: "oauth-w", prompt: fakeAgentPrompt("rotate", [{ bash: `printf '%s' '${rotated}' > "$CLAUDE_CONFIG_DIR/.credentials.json"` }, { done: "rotated" }]) });
+      expect((await waitForAgent(client, first.id)).status).toBe("idle");
+      const kept = (await client.accounts.list.query()).find((a) => a.id === account.id)!;
+      expect(kept.secretHint).toBe("…0002");
+      expect(kept.expiresAt).toBe(new Date(later).toISOString());
+      // another worker's run on the account starts from the rotated tokens
+      const second = await client.agents.spawn.mutate({ provider: "fake", repo: world.repo, worker: "w2", account: "oauth-w", prompt: fakeAgentPrompt("read", [{ bash: 'cat "$CLAUDE_CONFIG_DIR/.credentials.json" > creds.txt' }, { done: "read" }]) });
+      const done = await waitForAgent(client, second.id);
+      expect(done.status).toBe("idle");
+      const creds = JSON.parse(readFileSync(join(done.workspacePath, "creds.txt"), "utf8")) as { claudeAiOauth: Record<string, unknown> };
+      expect(creds.claudeAiOauth).toMatchObject({ accessToken: "access-rotated-0002", refreshToken: "refresh-rotated-0002", expiresAt: later });
+    } finally {
+      await client.accounts.remove.mutate({ account: account.id, force: true });
+    }
+  }, 90_000);
+
   it("refuses a wrong or revoked token, and a worker's token anywhere but /worker and /git/", async () => {
     const client = world.t.client;
     const wsUrl = `${world.t.url.replace(/^http/, "ws")}/worker`;
@@ -245,6 +269,12 @@ describe("workers: agents on other machines' yard worker", () => {
     const { events } = await client.events.list.query({ afterId: beforeKill, limit: 1000 });
     const lost = events.filter((e) => e.type === "worker.lost").map((e) => e.payload as { name: string; interrupted: string[] });
     expect(lost.some((p) => p.name === "w2" && p.interrupted.includes(a.id))).toBe(true);
+
+    // its work as pushed is read on the server meanwhile: its worker is gone
+    const changes = await client.agents.changes.query({ agentId: a.id });
+    expect(changes.files.map((f) => f.path).sort()).toEqual(["first.md", "second.md"]);
+    expect(changes.commitsAhead).toBe(2);
+    expect((await client.agents.diff.query({ agentId: a.id })).patch).toContain("+from the follow-up");
 
     // the Inbox says so, until it is resumed or stopped
     const inboxed = (await client.inbox.list.query()).items.find((i) => i.kind === "agent_interrupted" && i.agentId === a.id);

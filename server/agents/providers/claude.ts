@@ -166,6 +166,7 @@ export const claudeAccounts: AccountSupport = {
     const env: Record<string, string> = c.kind === "setup-token" ? { CLAUDE_CODE_OAUTH_TOKEN: c.secret } : {};
     return { env, unset: CLAUDE_AUTH_VARS.filter((v) => !(v in env)) };
   },
+  rotatedFiles: [".credentials.json"],
   async rotatedTokens(configDir, known) {
     const file = await readJson(join(configDir, ".credentials.json"));
     const oauth = file?.claudeAiOauth as Record<string, unknown> | undefined;

@@ -116,6 +116,8 @@ export interface AccountSupport {
   materialize(configDir: string, credentials: AccountCredentials): Promise<MaterializedAccount>;
   /** oauth: tokens the CLI rotated itself since `known.expiresAt`, read back before the next run. */
   rotatedTokens?(configDir: string, known: { expiresAt: number | null }): Promise<RotatedTokens | null>;
+  /** The files of the config dir `rotatedTokens` reads (an agent on a worker: read back from there after each run). */
+  rotatedFiles?: string[];
   /**
    * Copy an agent's session from one account's config dir to another's (failover); how many
    * entries were copied. 0: the session stays behind, a fresh one gets a hand-over prompt.
