@@ -101,6 +101,8 @@ export const AgentErrorCodes = [
 export const WorkspaceErrorCodes = [
   "REPO_NOT_FOUND",
   "REPO_NOT_GIT",
+  "REPO_URL_INVALID",
+  "REPO_UNREACHABLE",
   "BASE_REF_NOT_FOUND",
   "BRANCH_EXISTS",
   "BRANCH_NOT_FOUND",
@@ -117,6 +119,7 @@ export const WorkspaceErrorCodes = [
   "MERGE_TARGET_DIRTY",
   "MERGE_CONFLICT",
   "MERGE_FAILED",
+  "MERGE_PUSH_FAILED",
 ] as const;
 
 export const ConversationErrorCodes = ["CONVERSATION_NOT_FOUND", "CONVERSATION_TARGET_NOT_FOUND", "CONVERSATION_SELF", "CONVERSATION_ANSWERED"] as const;
