@@ -11,14 +11,17 @@ interface RunOptions {
   maxBuffer?: number;
   /** Written to stdin (closed right after); without it stdin is closed at once. */
   input?: string;
+  /** Killed past this (a remote that never answers); the error says it timed out. */
+  timeoutMs?: number;
 }
 
 /** `file args` with stdin closed (after `input`): stdout, or an error carrying stderr and the exit code. */
 function run(file: string, args: string[], opts: RunOptions, label: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile(file, args, { cwd: opts.cwd, env: opts.env ?? process.env, maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const child = execFile(file, args, { cwd: opts.cwd, env: opts.env ?? process.env, maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024, ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}) }, (err, stdout, stderr) => {
       if (err) {
-        const msg = (stderr || err.message).toString().trim();
+        const timedOut = opts.timeoutMs !== undefined && err.killed && err.signal === "SIGTERM";
+        const msg = timedOut ? `no answer within ${Math.round(opts.timeoutMs! / 1000)} s (stopped)` : (stderr || err.message).toString().trim();
         reject(Object.assign(new Error(`${label} failed: ${msg}`), { stderr: msg, exitCode: (err as { code?: number }).code }));
         return;
       }
@@ -54,6 +57,16 @@ export async function gitMany(commands: string[][], opts: { cwd: string }): Prom
 export async function repoRootOf(dir: string): Promise<string | null> {
   try {
     return (await git(["rev-parse", "--show-toplevel"], { cwd: dir })).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** A bare repository's own folder (a URL's mirror, repo-mirrors.ts), or null when `dir` is not one. */
+export async function bareRepoOf(dir: string): Promise<string | null> {
+  try {
+    const [bare, gitDir] = (await git(["rev-parse", "--is-bare-repository", "--absolute-git-dir"], { cwd: dir })).trim().split("\n");
+    return bare === "true" && gitDir ? gitDir : null;
   } catch {
     return null;
   }

@@ -28,8 +28,11 @@ export interface MergeOptions {
   strategy?: MergeStrategy;
   /** The last recorded merge of this branch; read under the repository lock, so two merges cannot both bring the work in. */
   previous?: () => PreviousMerge | null | Promise<PreviousMerge | null>;
-  /** Called (and awaited) under the repository lock once the target has moved (to record the merge). */
-  onMerged?: (result: MergeResult & { commit: string; head: string }) => void | Promise<void>;
+  /**
+   * Called (and awaited) under the repository lock once the target has moved (to record the merge);
+   * `old`: where the target was. A throw here fails the merge (the target has moved: undoing it is the caller's).
+   */
+  onMerged?: (result: MergeResult & { commit: string; head: string; old: string }) => void | Promise<void>;
 }
 
 function ownFilesExcluded(status: string): string[] {
@@ -60,6 +63,7 @@ export async function mergeWorkspace(ws: Workspace, opts: MergeOptions = {}): Pr
   const env = await identityEnv(root);
   return withRepoLock(root, async () => {
     const head = (await git(["rev-parse", `refs/heads/${branch}`], { cwd: root })).trim();
+    const old = (await git(["rev-parse", `refs/heads/${into}`], { cwd: root })).trim();
     const nothing = (reason: string): MergeResult => ({ merged: false, into, branch, commit: null, head: null, commits: 0, reason, strategy });
     const previous = await stillMerged(root, (await opts.previous?.()) ?? null, into, head);
     const fresh = previous ? await count(root, `${previous.head}..${head}`) : 0;
@@ -71,14 +75,13 @@ export async function mergeWorkspace(ws: Workspace, opts: MergeOptions = {}): Pr
     if (checkout) await assertClean(checkout, into);
     const done = async (commit: string): Promise<MergeResult> => {
       const result = { merged: true, into, branch, commit, head, commits, strategy };
-      await opts.onMerged?.(result);
+      await opts.onMerged?.({ ...result, old });
       return result;
     };
     if (strategy === "merge") {
       const message = opts.message ?? `Merge ${branch} into ${into}`;
       return done(checkout ? await mergeInCheckout(checkout, into, branch, head, message, env) : await mergeWithoutCheckout(root, into, branch, head, message, env));
     }
-    const old = (await git(["rev-parse", `refs/heads/${into}`], { cwd: root })).trim();
     const message = opts.message ?? `${branch} (squashed, ${commits} ${previous ? "new " : ""}commit${commits === 1 ? "" : "s"})`;
     // after a recorded merge only the commits since its head are replayed (the rest is on the target already)
     const commit =

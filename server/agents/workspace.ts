@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join, normalize, relative, resolve } from "node:pa
 import { createInterface } from "node:readline";
 import type { FileChange } from "../../shared/agents";
 import { DomainError } from "../errors";
-import { git, gitMany, identityEnv, repoRootOf } from "./git";
+import { bareRepoOf, git, gitMany, identityEnv, repoRootOf } from "./git";
 import type { WorktreeGit } from "./providers/types";
 
 export interface WorkspaceRequest {
@@ -125,7 +125,8 @@ export async function createWorkspace(req: WorkspaceRequest): Promise<Workspace>
   await mkdir(req.worktreesDir, { recursive: true });
   const path = join(req.worktreesDir, req.alias);
   if (existsSync(path)) throw new DomainError("WORKTREE_EXISTS", `${path} already exists: pick another alias or remove it`, { kind: "CONFLICT" });
-  let root = await repoRootOf(repo);
+  // a bare repository (a URL's mirror) has no checkout: its worktrees are made from it all the same
+  let root = (await repoRootOf(repo)) ?? (await bareRepoOf(repo));
   if (!root && !req.init) throw repoNotGit(repo);
   root ??= await initRepository(repo);
   const baseRef = req.baseRef ?? "HEAD";
