@@ -215,7 +215,10 @@ export const AgentInfo = z.object({
   task: z.string(),
   prompt: z.string(),
   model: z.string().nullable(),
+  /** The repository on the server: a directory, or for a repository given as a git URL the server's mirror of it. */
   repoPath: z.string().nullable(),
+  /** The git URL the agent's repository was given as (its branch is pushed there, merges too); null for a directory. */
+  repoUrl: z.string().nullable(),
   baseRef: z.string().nullable(),
   branch: z.string().nullable(),
   workspacePath: z.string(),
@@ -266,7 +269,11 @@ export type AgentInfo = z.infer<typeof AgentInfo>;
 export const SpawnAgentInput = z.object({
   provider: z.string().min(1),
   prompt: z.string().min(1),
-  /** The git repository (any directory inside one) the agent works on; default the server's cwd. */
+  /**
+   * The git repository the agent works on: a directory of the server (any directory inside a
+   * repository; default the server's cwd), or a git URL (https://, http://, ssh://, git://,
+   * user@host:path) that the agent's machine clones and pushes its branch to (docs/SCALING.md).
+   */
   repo: z.string().min(1).optional(),
   /** When `repo` is not in a git repository: make it one (its files in a first commit) instead of refusing with REPO_NOT_GIT. */
   init: z.boolean().optional(),

@@ -5,6 +5,7 @@ import type { AgentStatus } from "../../shared/statuses";
 import { first, type ReadDb, type Store, type TxDb } from "../db/store";
 import { DomainError } from "../errors";
 import type { agents } from "./agents.sql";
+import { mirrorUrlOf } from "./repo-mirrors";
 
 type StoredRow = typeof agents.$inferSelect;
 type StoredInsert = typeof agents.$inferInsert;
@@ -99,6 +100,7 @@ export function toAgentInfo(row: AgentRow, pendingApprovals = 0, queuedMessages:
     prompt: row.prompt,
     model: row.model,
     repoPath: row.repoPath,
+    repoUrl: mirrorUrlOf(row.repoPath),
     baseRef: row.baseRef,
     branch: row.branch,
     workspacePath: row.workspacePath,

@@ -23,6 +23,7 @@ import { sessionPaths } from "./local-host";
 import { missingSignalPrompt } from "./prompts";
 import { getProvider, listProviders, resolveCommand } from "./providers";
 import type { ProviderAdapter } from "./providers/types";
+import { fetchAgentBranch, mirrorUrlOf } from "./repo-mirrors";
 
 export interface RunRequest {
   prompt: string;
@@ -298,6 +299,8 @@ export class AgentRunner {
     const placed = await this.ctx.place!(row.provider, { ...(want.worker && want.worker !== lost ? { worker: want.worker } : {}), labels: want.labels });
     if ("queued" in placed) throw new DomainError("WORKER_UNREACHABLE", `Agent ${row.alias}'s worker ${lost} is lost, and no other can take it now: ${placed.queued}`, { kind: "CONFLICT" });
     const host = this.ctx.hosts.of(placed);
+    // a URL's mirror: the branch as the lost worker last pushed it there
+    if (row.branch && mirrorUrlOf(row.repoPath)) await fetchAgentBranch(row.repoPath!, row.branch).catch(() => undefined);
     const pushed = row.repoPath && row.branch ? await git(["rev-parse", "--verify", "--quiet", `refs/heads/${row.branch}^{commit}`], { cwd: row.repoPath }).then((o) => o.trim(), () => null) : null;
     const moved = await this.ctx.records.update(row.id, {
       worker: placed.worker,

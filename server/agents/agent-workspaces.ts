@@ -12,6 +12,7 @@ import { mergeWorkspace } from "./merge";
 import { commitRequestPrompt } from "./prompts";
 import type { Workspace } from "./workspace";
 import type { AgentHost } from "./agent-host";
+import { fetchAgentBranch, mirrorUrlOf, pushMerge, refreshMirror } from "./repo-mirrors";
 
 /** How often worktrees are measured and merged clean ones removed. */
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -53,13 +54,15 @@ export class AgentWorkspaces {
   }
 
   /**
-   * An agent on a worker: its branch pushed to this server's repository (the worker's clone's
-   * origin), so changes, diff and merge read it here and it outlives the worker. Nothing for an
-   * agent on this machine (its branch is in the repository already). A failure is noted, not thrown.
+   * An agent on a worker: its branch pushed to its clone's origin (this server's repository, or the
+   * repository's URL), so changes, diff and merge read it here and it outlives the worker. An agent
+   * on this machine on a URL: its branch pushed from the mirror to the URL. Nothing for an agent on
+   * this machine on a repository of it (its branch is there already). A failure is noted, not thrown.
    */
   async publishBranch(id: string): Promise<void> {
     const row = await this.ctx.records.find(id);
-    if (!row || row.worker === null || row.workspaceKind !== "worktree" || row.workspaceRemoved || !row.branch || !this.ctx.hosts.reachable(row)) return;
+    if (!row || row.workspaceKind !== "worktree" || row.workspaceRemoved || !row.branch || !this.ctx.hosts.reachable(row)) return;
+    if (row.worker === null && !mirrorUrlOf(row.repoPath)) return;
     try {
       const { commit } = await this.hostOf(row).push(workspaceOf(row), { remote: "origin" });
       this.ctx.log.debug({ agentId: id, commit }, "agent branch pushed from its worker");
@@ -92,30 +95,35 @@ export class AgentWorkspaces {
   /**
    * Where an agent's work is read (changes, diff, summary): its host; for an agent whose worker is
    * connected to no server (lost, stopped), this server's repository, where its branch was pushed
-   * as it committed: the workspace then names a path that cannot exist here (`/dev/null` is a file),
-   * so the read is of the branch.
+   * as it committed (a repository given as a URL: the server's mirror, with the agent's branch
+   * fetched from the URL first). The workspace then names a path that cannot exist here
+   * (`/dev/null` is a file), so the read is of the branch: committed work only.
    */
-  private readerOf(row: AgentRow): { host: AgentHost; ws: Workspace } {
+  private async readerOf(row: AgentRow): Promise<{ host: AgentHost; ws: Workspace }> {
     const ws = workspaceOf(row);
     if (row.worker === null || this.ctx.hosts.reachable(row) || row.workspaceKind !== "worktree") return { host: this.hostOf(row), ws };
+    if (row.branch && mirrorUrlOf(row.repoPath)) {
+      await fetchAgentBranch(row.repoPath!, row.branch).catch((err: unknown) => this.ctx.log.warn({ err, agentId: row.id }, "fetching an agent's branch into the mirror failed: read as the mirror has it"));
+    }
     return { host: this.ctx.hosts.local, ws: { ...ws, path: `/dev/null/${row.alias}` } };
   }
 
-  changes(row: AgentRow) {
+  async changes(row: AgentRow) {
     this.assertAvailable(row);
-    const { host, ws } = this.readerOf(row);
-    return Promise.all([host.changes(ws), host.commitsSince(ws, row.mergedHead)]).then(([changes, commitsSinceMerge]) => ({ ...changes, commitsSinceMerge }));
+    const { host, ws } = await this.readerOf(row);
+    const [changes, commitsSinceMerge] = await Promise.all([host.changes(ws), host.commitsSince(ws, row.mergedHead)]);
+    return { ...changes, commitsSinceMerge };
   }
 
-  diff(row: AgentRow, maxBytes?: number) {
+  async diff(row: AgentRow, maxBytes?: number) {
     this.assertAvailable(row);
-    const { host, ws } = this.readerOf(row);
+    const { host, ws } = await this.readerOf(row);
     return host.diff(ws, maxBytes ? { maxBytes } : {});
   }
 
-  summary(row: AgentRow, maxBytes: number) {
+  async summary(row: AgentRow, maxBytes: number) {
     this.assertAvailable(row);
-    const { host, ws } = this.readerOf(row);
+    const { host, ws } = await this.readerOf(row);
     return host.summary(ws, { maxBytes });
   }
 
@@ -125,11 +133,21 @@ export class AgentWorkspaces {
     row = await this.ctx.records.get(row.id);
     this.assertAvailable(row);
     if (LIVE_STATUSES.includes(row.status)) throw new DomainError("AGENT_RUNNING", `Agent ${row.alias} is still working: merge once it is done`, { kind: "CONFLICT" });
+    // a URL's mirror: its branches as the remote has them now, the agent's as its worker pushed it
+    const mirror = mirrorUrlOf(row.repoPath) ? row.repoPath! : null;
+    if (mirror) {
+      await refreshMirror(mirror);
+      if (row.worker !== null && row.branch) await fetchAgentBranch(mirror, row.branch);
+    }
     const result = await mergeWorkspace(workspaceOf(row), {
       ...opts,
       // read and recorded under the repository lock: two merges at once cannot both bring the work in
       previous: async () => mergeOf(await this.ctx.records.get(row.id)),
-      onMerged: async (r) => void (await this.ctx.records.update(row.id, { mergedInto: r.into, mergeStrategy: r.strategy, mergeCommit: r.commit, mergedHead: r.head, mergedAt: Date.now() })),
+      onMerged: async (r) => {
+        // on the remote first (a fast-forward there, or nothing anywhere), then recorded
+        if (mirror) await pushMerge(mirror, r);
+        await this.ctx.records.update(row.id, { mergedInto: r.into, mergeStrategy: r.strategy, mergeCommit: r.commit, mergedHead: r.head, mergedAt: Date.now() });
+      },
     });
     if (result.merged && result.commit) {
       await this.ctx.publish(row.id, "worktree.merged", { alias: row.alias, branch: result.branch, into: result.into, commit: result.commit, strategy: result.strategy, ...(result.head ? { head: result.head } : {}) });

@@ -31,6 +31,8 @@ import { buildPrompt } from "./prompts";
 import { gitExportKey } from "../git-http/export-key";
 import { LIVE_STATUSES, type AgentRow } from "./agent-records";
 import { repoNotGit } from "./workspace";
+import { parseRepoUrl } from "./repo-url";
+import { ensureMirror, mirrorUrlOf, refreshMirror } from "./repo-mirrors";
 
 export type { AgentsConfig } from "./agent-context";
 export type { OutputQuery } from "./agent-output";
@@ -208,9 +210,7 @@ export class AgentsService {
     const placed = await this.place(adapter.name, placement);
     if (!("queued" in placed) && placed.worker === null) this.runner.commandOf(adapter);
     const preferredAccount = input.account ? await this.runner.accountFor(adapter.name, input.account) : null;
-    const repo = resolve(input.repo ?? process.cwd());
-    if (!existsSync(repo)) throw new DomainError("REPO_NOT_FOUND", `The repository path ${repo} does not exist`);
-    if (!input.init && !(await repoRootOf(repo))) throw repoNotGit(repo);
+    const repo = await this.repoOf(input);
     const id = `agent_${uuidv7()}`;
     const host = "queued" in placed ? this.ctx.hosts.local : this.ctx.hosts.of(placed);
     const worktreesDir = join(host.home, "worktrees");
@@ -239,6 +239,24 @@ export class AgentsService {
     return this.get(id);
   }
 
+  /**
+   * A spawn's repository: a directory of this machine (REPO_NOT_FOUND, REPO_NOT_GIT), or a git URL
+   * (a child's, when its parent works on one) whose mirror is cloned or fetched now (REPO_URL_INVALID,
+   * REPO_UNREACHABLE): the row names the mirror (repo-mirrors.ts).
+   */
+  private async repoOf(input: { repo?: string | undefined; init?: boolean | undefined }): Promise<string> {
+    const given = input.repo ?? process.cwd();
+    const url = parseRepoUrl(given) ?? mirrorUrlOf(resolve(given));
+    if (url) {
+      if (input.init) throw new DomainError("REPO_URL_INVALID", `repo: init makes a directory of the server a git repository; ${url} is one already (spawn without init)`, { details: { field: "init", repo: url } });
+      return ensureMirror(this.opts.config.home, url);
+    }
+    const repo = resolve(given);
+    if (!existsSync(repo)) throw new DomainError("REPO_NOT_FOUND", `The repository path ${repo} does not exist`);
+    if (!input.init && !(await repoRootOf(repo))) throw repoNotGit(repo);
+    return repo;
+  }
+
   /** Where an agent runs: its worker (connected and with room), this machine, or queued with the reason. */
   private async place(provider: string, req: { worker?: string; labels: string[] }): Promise<Placed> {
     if (req.worker === "local" || !this.opts.workers) {
@@ -253,6 +271,8 @@ export class AgentsService {
     let row = await this.records.get(id);
     const host = this.ctx.hosts.of(row);
     const adapter = adapterOf(row.provider);
+    // a URL's mirror was fetched at the spawn; a queued agent starting here later branches from what the remote has now
+    if (opts.fromQueue && row.worker === null && mirrorUrlOf(row.repoPath)) await refreshMirror(row.repoPath!).catch(() => undefined);
     const ws = await this.workspaces.create(id, host, { alias: row.alias, repo: row.repoPath!, init: opts.init, worktreesDir: join(host.home, "worktrees"), ...(row.baseRef ? { baseRef: row.baseRef } : {}) });
     await host.writeInputFiles(ws.path, { agentId: id, alias: row.alias, mode: row.mode, task: row.task, provider: adapter.name });
     const prompt = buildPrompt({ mode: row.mode, task: row.task, agentId: id, alias: row.alias, workspacePath: ws.path, overridesDir: join(this.opts.config.home, "prompts") });
