@@ -41,6 +41,7 @@ import { WorkersService } from "./workers/workers.service";
 import { headOfRepo } from "./workers/repo-head";
 import { registerGitHttp } from "./git-http/git-http";
 import { gitExportKey } from "./git-http/export-key";
+import { mirrorUrlOf } from "./agents/repo-mirrors";
 
 export type ServerDeps = {
   config: Config;
@@ -122,7 +123,8 @@ export async function createServer(deps: ServerDeps): Promise<SwitchyardServer> 
     bus,
     log,
     cluster,
-    repoUrl: (serverUrl, repoPath) => `${serverUrl.replace(/\/+$/, "")}/git/${gitExportKey(repoPath)}.git`,
+    // a repository given as a URL is cloned by the worker from that URL, not from this server
+    repoUrl: (serverUrl, repoPath) => mirrorUrlOf(repoPath) ?? `${serverUrl.replace(/\/+$/, "")}/git/${gitExportKey(repoPath)}.git`,
     headOf: headOfRepo,
   });
   agents = new AgentsService({ store, bus, log, config, accounts, host, workers, cluster, serverUrl: () => server.url() });

@@ -11,7 +11,10 @@ export interface RemoteHostDeps {
   link(): WorkerLink | undefined;
   /** What it reported when it last connected. */
   capabilities(): WorkerCapabilities;
-  /** The git URL a worker clones a repository of this server from, and pushes agents' branches to. */
+  /**
+   * The git URL a worker clones a repository from, and pushes agents' branches to: this server's
+   * `/git/<key>.git`, or for a repository given as a URL (its mirror here), that URL.
+   */
   repoUrl(repoPath: string): string;
   /** The branch (or commit) a repository of this server has checked out: a worker's base when none is asked for. */
   headOf(repoPath: string): Promise<string>;

@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { CreateWorkspace, CreatedWorkspace, SessionRef, StartSession } from "../agents/agent-host";
 import { git } from "../agents/git";
 import { LocalAgentHost, serializeError } from "../agents/local-host";
+import { REMOTE_GIT_TIMEOUT_MS } from "../agents/repo-mirrors";
 import { withRepoLock, type Workspace } from "../agents/workspace";
 import { DomainError } from "../errors";
 import { HOST_CALLS, type HostCall } from "../agents/loopback-host";
@@ -13,10 +15,13 @@ import { WORKSPACE_CALLS } from "./remote-host";
 const WORKER_ONLY = /^(SWITCHYARD_WORKER_TOKEN|SWITCHYARD_TOKEN|SWITCHYARD_URL|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_ASKPASS|NODE_OPTIONS|VITEST.*)$/;
 
 /**
- * The worker's side of the session seam: its LocalAgentHost, with the server's repositories as
- * git URLs. A repository is cloned once into `<home>/repos/<key>` (no checkout: only worktrees
- * are used) and fetched before each new worktree; agents' branches go back with `git push origin`.
- * The agents' environment is this machine's (never the worker's token) plus what the server sent.
+ * The worker's side of the session seam: its LocalAgentHost, with repositories as git URLs: the
+ * server's (`<server>/git/<key>.git`, cloned into `<home>/repos/<key>`) or one given as a URL
+ * (https://, ssh://, git://, user@host:path: cloned into `<home>/repos/url-<hash>` with this
+ * machine's own git credentials; the server ships none). A clone has no checkout (only worktrees
+ * are used) and is fetched before each new worktree; agents' branches go back with `git push
+ * origin`: to the server, or to the URL. The agents' environment is this machine's (never the
+ * worker's token) plus what the server sent.
  */
 export class WorkerAgentHost {
   private readonly local: LocalAgentHost;
@@ -26,14 +31,18 @@ export class WorkerAgentHost {
       home: string;
       /** This machine's environment, the base of its agents' (what only the worker needs is left out). */
       env: NodeJS.ProcessEnv;
+      /** The server's URL as this machine reaches it: its repositories are under `/git/`. */
+      serverUrl: string;
     },
   ) {
     this.local = new LocalAgentHost({ home: opts.home });
   }
 
-  /** Where the clone of a repository URL of the server lives on this machine. */
+  /** Where the clone of a repository URL (the server's, or another) lives on this machine. */
   clonePath(url: string): string {
-    const key = /\/git\/([A-Za-z0-9_-]{1,64})\.git\/?$/.exec(url)?.[1];
+    const base = `${this.opts.serverUrl.replace(/\/+$/, "")}/git/`;
+    if (!url.startsWith(base)) return join(this.opts.home, "repos", `url-${createHash("sha256").update(url).digest("hex").slice(0, 20)}`);
+    const key = /^([A-Za-z0-9_-]{1,64})\.git\/?$/.exec(url.slice(base.length))?.[1];
     if (!key) throw new DomainError("REPO_NOT_FOUND", `Not a repository URL of the server: ${url}`);
     return join(this.opts.home, "repos", key);
   }
@@ -46,11 +55,14 @@ export class WorkerAgentHost {
     const path = this.clonePath(url);
     return withRepoLock(path, async () => {
       // this process's environment carries the server's auth header for git (worker-runtime.ts)
+      // a remote that never answers fails the agent's start rather than hang it
+      const timeoutMs = REMOTE_GIT_TIMEOUT_MS;
       if (!existsSync(join(path, ".git"))) {
         await mkdir(join(this.opts.home, "repos"), { recursive: true });
-        await git(["clone", "--quiet", "--no-checkout", url, path], { cwd: this.opts.home });
+        await rm(path, { recursive: true, force: true });
+        await git(["clone", "--quiet", "--no-checkout", "--", url, path], { cwd: this.opts.home, timeoutMs });
       }
-      await git(["fetch", "--quiet", "--update-head-ok", "origin", "+refs/heads/*:refs/heads/*", "^refs/heads/switchyard/*", "+refs/tags/*:refs/tags/*"], { cwd: path });
+      await git(["fetch", "--quiet", "--update-head-ok", "origin", "+refs/heads/*:refs/heads/*", "^refs/heads/switchyard/*", "+refs/tags/*:refs/tags/*"], { cwd: path, timeoutMs });
       if (branch) {
         const here = await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: path }).then(
           () => true,
@@ -84,7 +96,7 @@ export class WorkerAgentHost {
     try {
       repo = await this.sync(req.repo);
     } catch (err) {
-      return { ok: false, error: serializeError(new DomainError("REPO_NOT_FOUND", `This worker could not get ${req.repo}: ${(err as Error).message}`)), setup: [] };
+      return { ok: false, error: serializeError(new DomainError("REPO_UNREACHABLE", `This worker could not get ${req.repo}: ${(err as Error).message}`, { kind: "CONFLICT" })), setup: [] };
     }
     return this.local.createWorkspace({ ...req, repo });
   }

@@ -74,7 +74,7 @@ export class WorkerRuntime {
       GIT_TERMINAL_PROMPT: "0",
       GIT_ASKPASS: "true",
     });
-    this.host = new WorkerAgentHost({ home: opts.home, env: agentEnv });
+    this.host = new WorkerAgentHost({ home: opts.home, env: agentEnv, serverUrl: base });
     this.pusher = new BranchPusher({ log: opts.log });
     this.loadSessions();
   }

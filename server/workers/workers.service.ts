@@ -30,7 +30,7 @@ export interface WorkersDeps {
   bus: EventBus;
   log: Logger;
   cluster: Cluster;
-  /** The git URL of a repository of this server, for a worker that reached it at `serverUrl`. */
+  /** The git URL a worker that reached this server at `serverUrl` clones a repository from (a URL's mirror: that URL). */
   repoUrl(serverUrl: string, repoPath: string): string;
   headOf(repoPath: string): Promise<string>;
 }
