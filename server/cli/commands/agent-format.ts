@@ -70,6 +70,7 @@ export function describeAgent(a: AgentInfo, commitsSinceMerge: number | null): s
     ["status", a.statusReason ? `${listedStatus(a)}: ${a.statusReason}` : listedStatus(a)],
     ["provider", `${a.provider} · ${a.mode} · ${a.permissionMode}${a.model ? ` · ${a.model}` : ""}`],
     ["branch", a.branch ? `${a.branch} from ${a.baseRef ?? "?"}` : null],
+    ["repo", a.repoUrl],
     ["worktree", `${a.workspacePath}${a.workspaceRemoved ? " (cleaned up)" : ""}`],
     ["merged", a.merge ? describeMerge(a.merge, commitsSinceMerge) : a.branch ? "no" : null],
     ["result", a.result],

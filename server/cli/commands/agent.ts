@@ -58,7 +58,7 @@ function spawn(agent: Command, cli: Cli): void {
     .description("start an agent on a task, in a new worktree on branch switchyard/<alias>")
     .addOption(required("--provider <name>", `the agent CLI: ${PROVIDER_NAMES.join(", ")} (fake: the demo, no key needed)`))
     .addOption(required("--prompt <text>", "the task"))
-    .option("--repo <dir>", "the git repository to work on (default: this directory)")
+    .option("--repo <dir|url>", "the git repository to work on: a directory (default: this one) or a git URL (https://, ssh://, git://, user@host:path) the agent's machine clones with its own credentials and pushes its branch to")
     .option("--init", "make --repo a git repository first when it is a plain folder")
     .option("--base <ref>", "branch from this ref (default: the repository's HEAD)")
     .addOption(new Option("--mode <mode>", "what it is asked to do").choices(["execute", "plan", "discuss", "refine", "review"]))

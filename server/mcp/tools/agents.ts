@@ -20,7 +20,7 @@ export const spawnAgent = defineTool({
   input: z.object({
     provider: SHORT_TEXT.describe(`Which CLI: ${PROVIDERS}`),
     prompt: MESSAGE.describe("The task"),
-    repo: PATH.optional().describe("A directory inside the git repository to work on (default: the MCP client's, else the server's working directory)"),
+    repo: PATH.optional().describe("A directory inside the git repository to work on (default: the MCP client's, else the server's working directory), or a git URL (https://, ssh://, git://, user@host:path) the agent's machine clones and pushes its branch to"),
     init: z.boolean().optional().describe("When repo is not in a git repository, make it one (its files in a first commit) instead of failing with REPO_NOT_GIT"),
     baseRef: SHORT_TEXT.optional().describe("Branch or commit the agent's branch starts from (default: the repository's HEAD)"),
     mode: AgentMode.default("execute").describe("execute (do it), plan, discuss, refine or review"),
