@@ -6,6 +6,7 @@ import type { CreateWorkspace, CreatedWorkspace, SessionRef, StartSession } from
 import { git } from "../agents/git";
 import { LocalAgentHost, serializeError } from "../agents/local-host";
 import { REMOTE_GIT_TIMEOUT_MS } from "../agents/repo-mirrors";
+import { parseRepoUrl } from "../agents/repo-url";
 import { withRepoLock, type Workspace } from "../agents/workspace";
 import { DomainError } from "../errors";
 import { HOST_CALLS, type HostCall } from "../agents/loopback-host";
@@ -41,7 +42,11 @@ export class WorkerAgentHost {
   /** Where the clone of a repository URL (the server's, or another) lives on this machine. */
   clonePath(url: string): string {
     const base = `${this.opts.serverUrl.replace(/\/+$/, "")}/git/`;
-    if (!url.startsWith(base)) return join(this.opts.home, "repos", `url-${createHash("sha256").update(url).digest("hex").slice(0, 20)}`);
+    if (!url.startsWith(base)) {
+      // only a URL git may be handed (never a path of this machine, an ext:: command...): REPO_URL_INVALID else
+      if (parseRepoUrl(url) === null) throw new DomainError("REPO_URL_INVALID", `Not a git URL this worker clones: ${url}`);
+      return join(this.opts.home, "repos", `url-${createHash("sha256").update(url).digest("hex").slice(0, 20)}`);
+    }
     const key = /^([A-Za-z0-9_-]{1,64})\.git\/?$/.exec(url.slice(base.length))?.[1];
     if (!key) throw new DomainError("REPO_NOT_FOUND", `Not a repository URL of the server: ${url}`);
     return join(this.opts.home, "repos", key);
