@@ -32,7 +32,7 @@ import { gitExportKey } from "../git-http/export-key";
 import { LIVE_STATUSES, type AgentRow } from "./agent-records";
 import { repoNotGit } from "./workspace";
 import { parseRepoUrl } from "./repo-url";
-import { ensureMirror, mirrorUrlOf, refreshMirror } from "./repo-mirrors";
+import { defaultBranchOf, ensureMirror, mirrorUrlOf, refreshMirror } from "./repo-mirrors";
 
 export type { AgentsConfig } from "./agent-context";
 export type { OutputQuery } from "./agent-output";
@@ -211,6 +211,8 @@ export class AgentsService {
     if (!("queued" in placed) && placed.worker === null) this.runner.commandOf(adapter);
     const preferredAccount = input.account ? await this.runner.accountFor(adapter.name, input.account) : null;
     const repo = await this.repoOf(input);
+    // a URL's agent branches from the remote's default branch, by name (wherever it runs), unless told
+    if (!input.baseRef && mirrorUrlOf(repo)) input = { ...input, baseRef: await defaultBranchOf(repo) };
     const id = `agent_${uuidv7()}`;
     const host = "queued" in placed ? this.ctx.hosts.local : this.ctx.hosts.of(placed);
     const worktreesDir = join(host.home, "worktrees");

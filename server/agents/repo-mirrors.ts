@@ -93,6 +93,12 @@ async function fetchHeads(path: string, url: string): Promise<void> {
   if (branch) await git(["symbolic-ref", "HEAD", `refs/heads/${branch}`], { cwd: path });
 }
 
+/** The remote's default branch as the mirror last saw it (its HEAD), or undefined when the remote has none (empty). */
+export async function defaultBranchOf(mirror: string): Promise<string | undefined> {
+  const branch = (await git(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: mirror }).catch(() => "")).trim();
+  return branch && (await git(["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], { cwd: mirror }).then(() => true, () => false)) ? branch : undefined;
+}
+
 /**
  * An agent's branch as its worker pushed it to the URL, into the mirror (forced: the worker's is
  * the truth). A branch the remote does not have (never pushed) is not an error.

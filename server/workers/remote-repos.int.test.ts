@@ -163,6 +163,7 @@ describe("repositories given as git URLs: a worker clones and pushes the URL, th
     expect(done.status, done.statusReason ?? "").toBe("idle");
     expect(done.workspacePath.startsWith(join(world.t.home, "worktrees"))).toBe(true);
     expect(git(done.workspacePath, "rev-parse", "--git-common-dir")).toBe(done.repoPath);
+    expect(done.baseRef).toBe("main");
     expect(git(remote(), "show", `switchyard/${done.alias}:local.md`)).toBe("written here");
     expect((await client.agents.changes.query({ agentId: done.id })).files.map((f) => f.path)).toEqual(["local.md"]);
     expect((await client.agents.merge.mutate({ agentId: done.id })).merged).toBe(true);
