@@ -8,6 +8,7 @@ import { closePg, openPg } from "../db/pg/client";
 import { REPO_ROOT } from "../paths";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
 import { EventBus } from "./bus";
+import { events as pgEvents } from "../db/pg/schema";
 import { EVENTS_CHANNEL, PgEventStore } from "./pg-event-store";
 
 let pg: TestDatabase;
@@ -76,6 +77,42 @@ describe("events on PostgreSQL (several processes, one ordered appender)", () =>
     expect(busB.lastId).toBe(301);
     busA.close();
     busB.close();
+  });
+
+  it("stores the same columns on the plain path (postgres.js) and with row writes (drizzle's transaction), numbered in order", async () => {
+    await truncate();
+    const sql = client();
+    const bus = await new EventBus(new PgEventStore(sql)).open();
+    // key order, a NUL escape and non-ASCII kept as written; every scope column; a write that fails drops its row only
+    const payload = { message: "z\u0000é", data: { b: 2, a: 1 } };
+    const scopes = [{}, { runId: "r" }, { agentId: "a", conversationId: "c" }, { daemonId: "d" }];
+    const plain = await Promise.all(scopes.map((scope) => bus.publish("system.noted", payload, scope)));
+    const written = await Promise.all(
+      scopes.map((scope, i) =>
+        bus.publish("system.noted", payload, scope, {
+          write: async (tx) => {
+            await tx.select().from(pgEvents).limit(1);
+            if (i === 2) throw new Error("lost the race");
+          },
+        }),
+      ).map((p) => p.catch((err: Error) => err.message)),
+    );
+    expect(plain.map((e) => e.id)).toEqual([1, 2, 3, 4]);
+    expect(written.map((e) => (typeof e === "string" ? e : e.id))).toEqual([5, 6, "lost the race", 7]);
+    const rows = await sql<Array<Record<string, unknown>>>`SELECT id::int, type, run_id, agent_id, daemon_id, conversation_id, payload FROM events ORDER BY id`;
+    const expected = (id: number, scope: Record<string, string>) => ({
+      id,
+      type: "system.noted",
+      run_id: scope.runId ?? null,
+      agent_id: scope.agentId ?? null,
+      daemon_id: scope.daemonId ?? null,
+      conversation_id: scope.conversationId ?? null,
+      payload: JSON.stringify(payload),
+    });
+    expect(rows).toEqual([...scopes.map((s, i) => expected(i + 1, s)), expected(5, scopes[0]!), expected(6, scopes[1]!), expected(7, scopes[3]!)]);
+    const [ts] = await sql<Array<{ ts: string }>>`SELECT ts::text FROM events WHERE id = 1`;
+    expect(new Date(Number(ts!.ts)).toISOString()).toBe(plain[0]!.ts);
+    bus.close();
   });
 
   it("two buses publishing at once: each sees every event once, in id order, its own included", async () => {
