@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import postgres, { type Sql } from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BusEvent } from "../../shared/events";
+import type { BusEvent, EventScope } from "../../shared/events";
 import { closePg, openPg } from "../db/pg/client";
 import { REPO_ROOT } from "../paths";
 import { createTestDatabase, type TestDatabase } from "../testing/postgres";
@@ -85,7 +85,7 @@ describe("events on PostgreSQL (several processes, one ordered appender)", () =>
     const bus = await new EventBus(new PgEventStore(sql)).open();
     // key order, a NUL escape and non-ASCII kept as written; every scope column; a write that fails drops its row only
     const payload = { message: "z\u0000é", data: { b: 2, a: 1 } };
-    const scopes = [{}, { runId: "r" }, { agentId: "a", conversationId: "c" }, { daemonId: "d" }];
+    const scopes: EventScope[] = [{}, { runId: "r" }, { agentId: "a", conversationId: "c" }, { daemonId: "d" }];
     const plain = await Promise.all(scopes.map((scope) => bus.publish("system.noted", payload, scope)));
     const written = await Promise.all(
       scopes.map((scope, i) =>
@@ -100,7 +100,7 @@ describe("events on PostgreSQL (several processes, one ordered appender)", () =>
     expect(plain.map((e) => e.id)).toEqual([1, 2, 3, 4]);
     expect(written.map((e) => (typeof e === "string" ? e : e.id))).toEqual([5, 6, "lost the race", 7]);
     const rows = await sql<Array<Record<string, unknown>>>`SELECT id::int, type, run_id, agent_id, daemon_id, conversation_id, payload FROM events ORDER BY id`;
-    const expected = (id: number, scope: Record<string, string>) => ({
+    const expected = (id: number, scope: EventScope) => ({
       id,
       type: "system.noted",
       run_id: scope.runId ?? null,
