@@ -15,7 +15,7 @@ import { Readable } from "node:stream";
  * dashboard's events.onEvent) costs a third of what it did.
  *
  * Only the plain request is served here: GET, one procedure, its `input` as JSON, no
- * `connectionParams`. Anything else, and any failure before the stream starts (a bad input, a
+ * `connectionParams` nor `trpc-accept`, on a router without `sse.maxDurationMs`. Anything else, and any failure before the stream starts (a bad input, a
  * refused scope, an unknown procedure), goes to tRPC's own handler, which answers as it always did.
  */
 
@@ -23,22 +23,26 @@ import { Readable } from "node:stream";
 const FLUSH_BYTES = 64 * 1024;
 
 type TrpcOptions = FastifyTRPCPluginOptions<AnyTRPCRouter>["trpcOptions"];
-type SseConfig = { ping?: { enabled?: boolean; intervalMs?: number }; client?: Record<string, unknown> };
+type SseConfig = { enabled?: boolean; maxDurationMs?: number; emitAndEndImmediately?: boolean; ping?: { enabled?: boolean; intervalMs?: number }; client?: Record<string, unknown> };
 
 /** Serve every subscription procedure of the router at `${prefix}/<path>` (GET), before tRPC's catch-all route. */
 export function registerSubscriptionSse<TRouter extends AnyTRPCRouter>(app: FastifyInstance, prefix: string, options: FastifyTRPCPluginOptions<TRouter>["trpcOptions"]): void {
   const trpcOptions = options as unknown as TrpcOptions;
   const router = trpcOptions.router;
+  // what only tRPC's producer does (a maximum duration, one value then the end, response headers of our own): all of it to tRPC
+  const sse = (router._def._config as { sse?: SseConfig }).sse;
+  if (sse?.enabled === false || sse?.maxDurationMs || sse?.emitAndEndImmediately || trpcOptions.responseMeta) return;
   for (const [path, procedure] of Object.entries(router._def.procedures as Record<string, { _def: { type: string } }>)) {
     if (procedure._def.type !== "subscription") continue;
-    app.get(`${prefix}/${path}`, (req, reply) => serve(req, reply, path, trpcOptions));
+    // no HEAD route of its own: tRPC answers HEAD (204)
+    app.get(`${prefix}/${path}`, { exposeHeadRoute: false }, (req, reply) => serve(req, reply, path, trpcOptions));
   }
 }
 
 async function serve(req: FastifyRequest, reply: FastifyReply, path: string, trpcOptions: TrpcOptions): Promise<FastifyReply | void> {
   const viaTrpc = () => fastifyRequestHandler({ ...trpcOptions, req, res: reply, path });
   const url = new URL(req.url, "http://localhost");
-  if (url.searchParams.has("batch") || url.searchParams.has("connectionParams")) return viaTrpc();
+  if (url.searchParams.has("batch") || url.searchParams.has("connectionParams") || req.headers["trpc-accept"]) return viaTrpc();
   const router = trpcOptions.router;
   const config = router._def._config as { transformer: { input: { deserialize(v: unknown): unknown }; output: { serialize(v: unknown): unknown } }; sse?: SseConfig };
   let input: unknown;
