@@ -10,8 +10,8 @@ import { Readable } from "node:stream";
  * without one, `event: serialized-error` or `event: return` at the end), and the same headers,
  * through the same Fastify reply. tRPC's producer sends each value through six async generators,
  * a ping timer and a race per value, and four web streams (a `res.write` per line); here a
- * value is one string appended to a buffer that goes out once per event-loop turn (or per
- * FLUSH_BYTES), with one ping timer per stream. A subscription of one event per message (the
+ * value is one string appended to a buffer that goes out once the values at hand are taken
+ * (a `process.nextTick` after the last of them, or every FLUSH_BYTES), with one ping timer per stream. A subscription of one event per message (the
  * dashboard's events.onEvent) costs a third of what it did.
  *
  * Only the plain request is served here: GET, one procedure, its `input` as JSON, no
@@ -19,7 +19,7 @@ import { Readable } from "node:stream";
  * refused scope, an unknown procedure), goes to tRPC's own handler, which answers as it always did.
  */
 
-/** Buffered SSE text past which it is written at once rather than at the end of the turn. */
+/** Buffered SSE text past which it is written at once rather than when the values at hand are taken. */
 const FLUSH_BYTES = 64 * 1024;
 
 type TrpcOptions = FastifyTRPCPluginOptions<AnyTRPCRouter>["trpcOptions"];
@@ -105,8 +105,10 @@ const message = (value: unknown, serialize: (v: unknown) => string): string =>
 
 /**
  * The SSE body of one subscription: values of `iterator` as tRPC's `sseStreamProducer` writes
- * them, buffered per event-loop turn. Pulls only while the reader keeps up (a `push` that returns
- * false waits for the next `read`). Destroyed (the client went away): aborts and returns the iterator.
+ * them, buffered while values come without waiting (a nextTick runs once the pump awaits one
+ * that is not there yet: after the microtasks, before any I/O or timer). Pulls only while the
+ * reader keeps up (a `push` that returns false waits for the next `read`). Destroyed (the client
+ * went away): aborts and returns the iterator.
  */
 export function sseBody(
   iterator: AsyncIterator<unknown>,
@@ -118,13 +120,12 @@ export function sseBody(
   let pumping = false;
   let finished = false;
   let closed = false;
-  let scheduled: NodeJS.Immediate | undefined;
+  let scheduled = false;
   let lastAt = Date.now();
   let pingTimer: NodeJS.Timeout | undefined;
 
   const flush = () => {
-    if (scheduled) clearImmediate(scheduled);
-    scheduled = undefined;
+    scheduled = false;
     if (closed) return;
     if (buffer) {
       const text = buffer;
@@ -140,7 +141,10 @@ export function sseBody(
     buffer += text;
     lastAt = Date.now();
     if (buffer.length >= FLUSH_BYTES) flush();
-    else scheduled ??= setImmediate(flush);
+    else if (!scheduled) {
+      scheduled = true;
+      process.nextTick(flush);
+    }
   };
   const finish = (text: string) => {
     clearTimeout(pingTimer);
@@ -178,7 +182,6 @@ export function sseBody(
     destroy(err, callback) {
       finished = closed = true;
       clearTimeout(pingTimer);
-      if (scheduled) clearImmediate(scheduled);
       o.abort.abort();
       void Promise.resolve(iterator.return?.()).catch(() => undefined);
       callback(err);
