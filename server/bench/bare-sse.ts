@@ -4,7 +4,8 @@ import { createServer, type ServerResponse } from "node:http";
  * The SSE end of the bare event limits (bare-event-server.ts, bare-pg-reader.ts): an HTTP server
  * whose `GET /sse?mode=batch|event` subscribers get committed events as the same bytes tRPC
  * writes: `mode=batch` one message per (at most) 1,000 events, as events.onEventBatch;
- * `mode=event` one message per event, as events.onEvent.
+ * `mode=event` one message per event, as events.onEvent, the messages of one delivery in one write
+ * (as Switchyard's own SSE writer joins the messages at hand).
  */
 export type SseEvent = { id: number; ts: string; type: string; scope: Record<string, string>; payload: unknown };
 
@@ -32,7 +33,10 @@ export async function startSseHub(): Promise<{ url: string; deliver: (events: Ss
           s.res.write(`\ndata: ${JSON.stringify(chunk)}\nid: ${chunk[chunk.length - 1]!.id}\n\n`);
         }
       } else {
-        for (const e of events) s.res.write(`\ndata: ${JSON.stringify(e)}\nid: ${e.id}\n\n`);
+        // the messages at hand in one write, as trpc/sse.ts writes them (the same bytes, as few syscalls)
+        let out = "";
+        for (const e of events) out += `\ndata: ${JSON.stringify(e)}\nid: ${e.id}\n\n`;
+        if (out) s.res.write(out);
       }
     }
   };
