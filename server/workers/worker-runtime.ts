@@ -35,6 +35,8 @@ interface Running {
 }
 
 const SESSIONS_FILE = "worker-sessions.json";
+/** The longest wait between two connection attempts. */
+const MAX_BACKOFF_MS = 5_000;
 
 /**
  * `yard worker`: connects to a server over one WebSocket (`/worker`, with its own token), says what
@@ -59,6 +61,8 @@ export class WorkerRuntime {
   private providers: WorkerProvider[] = [];
   private connectedOnce: (() => void) | undefined;
   private ticks = 0;
+  /** The last refusal logged (a refusal repeated at each attempt is logged once). */
+  private lastRefusal = "";
   private readonly pusher: BranchPusher;
 
   constructor(private readonly opts: WorkerOptions) {
@@ -133,7 +137,14 @@ export class WorkerRuntime {
     socket.on("unexpected-response", (_req, res) => {
       let body = "";
       res.on("data", (c: Buffer) => (body += c.toString()));
-      res.on("end", () => this.opts.log(`the server refused this worker (HTTP ${res.statusCode}): ${body.trim()}`));
+      res.on("end", () => {
+        const said = `the server refused this worker (HTTP ${res.statusCode}): ${body.trim()}`;
+        if (said !== this.lastRefusal) this.opts.log(`${said}; trying again every ${Math.round(MAX_BACKOFF_MS / 1000)} s at most`);
+        this.lastRefusal = said;
+        // with a listener here ws leaves the handshake open: end it, so "close" comes and the worker
+        // tries again (a token made on another server of the database reaches this one within seconds)
+        socket.terminate();
+      });
     });
     socket.on("close", (code, reason) => {
       if (this.socket !== socket) return;
@@ -142,7 +153,7 @@ export class WorkerRuntime {
       const why = reason.toString();
       this.opts.log(`disconnected from ${this.opts.serverUrl} (${code}${why ? `: ${why}` : ""}); reconnecting`);
       const delay = this.backoffMs;
-      this.backoffMs = Math.min(this.backoffMs * 2, 5_000);
+      this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
       setTimeout(() => this.connect(), delay).unref();
     });
     socket.on("error", () => undefined);
@@ -162,6 +173,7 @@ export class WorkerRuntime {
     }
     if (msg.type === "welcome") {
       this.epoch = msg.epoch;
+      this.lastRefusal = "";
       this.selfStopMs = msg.lostAfterMs;
       this.silentMs = Math.min(5 * msg.heartbeatMs, msg.lostAfterMs / 2);
       this.backoffMs = 500;
