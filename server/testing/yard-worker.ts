@@ -22,7 +22,11 @@ export async function startYardWorker(url: string, token: string, name: string, 
   proc.stderr!.on("data", (d: Buffer) => (out = (out + d.toString()).slice(-50_000)));
   const exited = new Promise<number | null>((res) => proc.once("exit", (code) => res(code)));
   await new Promise<void>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`worker ${name} did not connect:\n${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      // not left running behind a failed test: the caller never gets it to stop
+      proc.kill("SIGKILL");
+      rej(new Error(`worker ${name} did not connect:\n${out}`));
+    }, 30_000);
     const check = () => {
       if (out.includes(`as ${name} (epoch`)) {
         clearTimeout(timer);
