@@ -1,4 +1,5 @@
 import type { Cluster } from "../cluster/cluster.service";
+import type { CommandOp } from "../cluster/commands";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SpawnAgentInput, type AgentGrant, type AgentInfo } from "../../shared/agents";
@@ -331,19 +332,25 @@ export class AgentsService {
     return workers.serverOf(row.worker);
   }
 
+  /** `op` sent to the server the agent's worker is connected to, when that is another one: its answer; else undefined (do it here). */
+  private async onWorkerServer<T>(row: AgentRow, op: CommandOp, payload: Record<string, unknown>): Promise<{ answer: T } | undefined> {
+    const there = await this.workerServer(row);
+    return there ? { answer: await this.opts.cluster!.commands.send<T>(there, op, { id: row.id, ...payload }) } : undefined;
+  }
+
   /** Answer the agent's pending questions; it resumes on the same session in the same worktree. */
   async resume(idOrAlias: string, answers: Record<string, string>): Promise<AgentInfo> {
     const row = await this.records.get(idOrAlias);
-    const there = await this.workerServer(row);
-    if (there) return this.opts.cluster!.commands.send<AgentInfo>(there, "agent.answer", { id: row.id, answers });
+    const sent = await this.onWorkerServer<AgentInfo>(row, "agent.answer", { answers });
+    if (sent) return sent.answer;
     return this.get(await this.followUps.answer(row.id, answers));
   }
 
   /** A follow-up: queued for a live agent (delivered at its next idle point, never lost), else it resumes the agent now. */
   async message(idOrAlias: string, text: string): Promise<{ delivered: "now" | "queued"; agent: AgentInfo }> {
     const row = await this.records.get(idOrAlias);
-    const there = await this.workerServer(row);
-    if (there) return this.opts.cluster!.commands.send(there, "agent.message", { id: row.id, text });
+    const sent = await this.onWorkerServer<{ delivered: "now" | "queued"; agent: AgentInfo }>(row, "agent.message", { text });
+    if (sent) return sent.answer;
     const delivered = await this.followUps.message(row.id, text);
     return { delivered, agent: await this.get(row.id) };
   }
@@ -351,8 +358,8 @@ export class AgentsService {
   /** Remove a finished agent's worktree now (WORKTREE_DIRTY unless `discard`); its branch is kept when it has commits. */
   async cleanup(idOrAlias: string, opts: { discard?: boolean } = {}): Promise<AgentInfo> {
     const row = await this.records.get(idOrAlias);
-    const there = await this.workerServer(row);
-    if (there) return this.opts.cluster!.commands.send<AgentInfo>(there, "agent.cleanup", { id: row.id, discard: opts.discard ?? false });
+    const sent = await this.onWorkerServer<AgentInfo>(row, "agent.cleanup", { discard: opts.discard ?? false });
+    if (sent) return sent.answer;
     await this.workspaces.cleanup(row, opts);
     return this.get(row.id);
   }
@@ -406,8 +413,8 @@ export class AgentsService {
 
   async changes(idOrAlias: string): Promise<Awaited<ReturnType<AgentWorkspaces["changes"]>>> {
     const row = await this.records.get(idOrAlias);
-    const there = await this.workerServer(row);
-    if (there) return this.opts.cluster!.commands.send(there, "agent.changes", { id: row.id });
+    const sent = await this.onWorkerServer<Awaited<ReturnType<AgentWorkspaces["changes"]>>>(row, "agent.changes", {});
+    if (sent) return sent.answer;
     return this.workspaces.changes(row);
   }
 
@@ -419,15 +426,15 @@ export class AgentsService {
   /** Changes and a capped diff at once (a CLI step's hand-over to the next step). */
   async summary(idOrAlias: string, maxBytes: number): Promise<Awaited<ReturnType<AgentWorkspaces["summary"]>>> {
     const row = await this.records.get(idOrAlias);
-    const there = await this.workerServer(row);
-    if (there) return this.opts.cluster!.commands.send(there, "agent.summary", { id: row.id, maxBytes });
+    const sent = await this.onWorkerServer<Awaited<ReturnType<AgentWorkspaces["summary"]>>>(row, "agent.summary", { maxBytes });
+    if (sent) return sent.answer;
     return this.workspaces.summary(row, maxBytes);
   }
 
   async diff(idOrAlias: string, maxBytes?: number): Promise<Awaited<ReturnType<AgentWorkspaces["diff"]>>> {
     const row = await this.records.get(idOrAlias);
-    const there = await this.workerServer(row);
-    if (there) return this.opts.cluster!.commands.send(there, "agent.diff", { id: row.id, ...(maxBytes === undefined ? {} : { maxBytes }) });
+    const sent = await this.onWorkerServer<Awaited<ReturnType<AgentWorkspaces["diff"]>>>(row, "agent.diff", maxBytes === undefined ? {} : { maxBytes });
+    if (sent) return sent.answer;
     return this.workspaces.diff(row, maxBytes);
   }
 

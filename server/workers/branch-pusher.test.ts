@@ -7,6 +7,12 @@ import { BranchPusher } from "./branch-pusher";
 
 const ENV = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" };
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env: ENV, stdio: ["ignore", "pipe", "pipe"] }).toString().trim();
+/** The agent commits a new file in its worktree. */
+const commitFile = (wt: string, name: string) => {
+  writeFileSync(join(wt, `${name}.md`), `${name}\n`);
+  git(wt, "add", "-A");
+  git(wt, "commit", "-q", "-m", name);
+};
 
 /** An origin (bare), a clone of it, and a worktree of the clone on switchyard/a: a worker's layout. */
 function layout() {
@@ -45,9 +51,7 @@ describe("BranchPusher: a worker pushes an agent's branch when it commits", () =
     expect(pushed).toEqual([]);
     expect(() => git(origin, "rev-parse", "--verify", "refs/heads/switchyard/a")).toThrow();
 
-    writeFileSync(join(wt, "one.md"), "1\n");
-    git(wt, "add", "-A");
-    git(wt, "commit", "-q", "-m", "one");
+    commitFile(wt, "one");
     await pusher.tick();
     const one = git(wt, "rev-parse", "HEAD");
     expect(git(origin, "rev-parse", "refs/heads/switchyard/a")).toBe(one);
@@ -57,16 +61,12 @@ describe("BranchPusher: a worker pushes an agent's branch when it commits", () =
 
     // the origin refuses for now (a hook): logged, not pushed, and tried again on the next commit
     writeFileSync(join(origin, "hooks", "pre-receive"), "#!/bin/sh\necho 'not now' >&2\nexit 1\n", { mode: 0o755 });
-    writeFileSync(join(wt, "two.md"), "2\n");
-    git(wt, "add", "-A");
-    git(wt, "commit", "-q", "-m", "two");
+    commitFile(wt, "two");
     await pusher.tick();
     expect(git(origin, "rev-parse", "refs/heads/switchyard/a")).toBe(one);
     expect(logged.join("\n")).toMatch(/pushing switchyard\/a failed/);
     rmSync(join(origin, "hooks", "pre-receive"));
-    writeFileSync(join(wt, "three.md"), "3\n");
-    git(wt, "add", "-A");
-    git(wt, "commit", "-q", "-m", "three");
+    commitFile(wt, "three");
     await pusher.tick();
     const three = git(wt, "rev-parse", "HEAD");
     expect(git(origin, "rev-parse", "refs/heads/switchyard/a")).toBe(three);
@@ -74,9 +74,7 @@ describe("BranchPusher: a worker pushes an agent's branch when it commits", () =
 
     // forgotten (its session ended): no more pushes
     pusher.forget("a:1");
-    writeFileSync(join(wt, "four.md"), "4\n");
-    git(wt, "add", "-A");
-    git(wt, "commit", "-q", "-m", "four");
+    commitFile(wt, "four");
     await pusher.tick();
     expect(git(origin, "rev-parse", "refs/heads/switchyard/a")).toBe(three);
   });

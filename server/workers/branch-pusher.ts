@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { git } from "../agents/git";
+import { REMOTE_GIT_TIMEOUT_MS } from "../agents/repo-mirrors";
 
 /** A running agent's worktree whose branch is pushed when it moves. */
 interface Watched {
@@ -79,7 +80,8 @@ export class BranchPusher {
       const tip = await this.tipOf(w);
       if (!tip || tip === w.pushed) return;
       try {
-        await git(["push", "--quiet", "origin", `${tip}:${w.ref}`], { cwd: w.cwd });
+        // a remote that never answers (a URL repository) is given up on, and tried again later
+        await git(["push", "--quiet", "origin", `${tip}:${w.ref}`], { cwd: w.cwd, timeoutMs: REMOTE_GIT_TIMEOUT_MS });
         w.pushed = tip;
         w.retryAt = 0;
         this.opts.onPushed?.(key, tip);
