@@ -1,7 +1,7 @@
 import { createServer, StartupError } from "./app";
 import { ConfigError, loadConfig, type Config } from "./config";
 import { SchemaNewerError } from "./db/client";
-import { DatabaseSchemaNewer, DatabaseUnreachable, DatabaseUrlInvalid } from "./db/pg/errors";
+import { DatabaseSchemaNewer, DatabaseUnreachable, DatabaseUrlInvalid, DEAD_CONNECTION_EXIT, isDeadConnectionWrite } from "./db/pg/errors";
 import { ServerInUse } from "./cluster/cluster.service";
 import { redactDatabaseUrl } from "./db/pg/url";
 
@@ -49,6 +49,11 @@ export async function main(overrides: Partial<Record<"host" | "port", unknown>> 
       `  Data:      ${config.home}\n` +
       (config.databaseUrl ? `  Store:     PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}\n\n` : "\n"),
   );
+
+  // Node still prints the stack and exits 1: this says first what happened and what to do
+  process.on("uncaughtExceptionMonitor", (err) => {
+    if (isDeadConnectionWrite(err)) process.stderr.write(`switchyard: ${DEAD_CONNECTION_EXIT}\n`);
+  });
 
   let signals = 0;
   const shutdown = (signal: string) => {

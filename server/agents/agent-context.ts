@@ -5,6 +5,7 @@ import type { Config } from "../config";
 import type { RowWrite } from "../db/store";
 import { DomainError } from "../errors";
 import type { EventBus } from "../events/bus";
+import type { EventFence } from "../events/event-store";
 import type { Logger } from "../log";
 import type { AgentApprovals } from "./agent-approvals";
 import type { AgentHost, AgentHosts } from "./agent-host";
@@ -47,6 +48,8 @@ export interface AgentContext {
    */
   claim(agentId: string, opts?: { takeover?: boolean }): Promise<boolean>;
   release(agentId: string): Promise<void>;
+  /** The watching server's lease on the agent (its lines are stored only while it holds it); none with one server. */
+  fenceOf?(agentId: string): EventFence | undefined;
   /** Where an agent runs (with workers): this machine, a worker, or queued with why. */
   place?(provider: string, req: { worker?: string; labels: string[] }): Promise<Placed>;
   /** Publish an agent's event (with `write`: in the same transaction, through its `tx`); dropped quietly after shutdown. */

@@ -1,4 +1,5 @@
 import type { Store } from "../db/store";
+import type { EventFence } from "../events/event-store";
 import { adapterOf, type AgentContext } from "./agent-context";
 import { agentLogStoreOf } from "./log-storage";
 import type { AgentLogStorage } from "./log-store";
@@ -26,9 +27,9 @@ export class AgentOutput {
     this.logs = agentLogStoreOf(store);
   }
 
-  /** Persist lines of a process run (up to `endOffset` of its output) and announce them. */
-  async persist(agentId: string, session: number, lines: string[], endOffset: number): Promise<void> {
-    const refs = await this.logs.append(agentId, session, lines, endOffset);
+  /** Persist lines of a process run (up to `endOffset` of its output) and announce them; fenced by the watcher's lease when given. */
+  async persist(agentId: string, session: number, lines: string[], endOffset: number, fence?: EventFence): Promise<void> {
+    const refs = await this.logs.append(agentId, session, lines, endOffset, fence);
     await Promise.all(refs.map((ref) => this.ctx.publish(agentId, "agent.output_produced", ref)));
   }
 

@@ -335,7 +335,7 @@ export class AgentRunner {
       resultGraceMs: this.ctx.config.agentResultGraceMs,
       silenceMs: this.ctx.config.agentSilenceMs,
       pollMs: this.opts.pollMs,
-      onLines: (lines, endOffset) => this.output.persist(row.id, row.sessionNumber, lines, endOffset),
+      onLines: (lines, endOffset) => this.output.persist(row.id, row.sessionNumber, lines, endOffset, this.ctx.fenceOf?.(row.id)),
       onSessionId: (sessionId) =>
         this.recordMeanwhile(row.id, async () => {
           const current = await this.ctx.records.find(row.id);

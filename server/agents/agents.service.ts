@@ -114,6 +114,7 @@ export class AgentsService {
       closed: () => this.closed,
       claim: async (agentId, how) => !opts.cluster || (await opts.cluster.leases.acquire("agent", agentId, how)) !== undefined,
       release: async (agentId) => void (await opts.cluster?.leases.release("agent", agentId).catch(() => {})),
+      ...(opts.cluster ? { fenceOf: (agentId: string) => opts.cluster!.leases.fenceOf("agent", agentId) } : {}),
       publish: (agentId, type, payload, write) => this.publish(agentId, type, payload, write),
       ...(opts.workers ? { place: (provider: string, req: { worker?: string; labels: string[] }) => this.place(provider, req) } : {}),
     };
@@ -134,6 +135,9 @@ export class AgentsService {
     opts.cluster?.commands.handle("agent.changes", (p) => this.changes((p as { id: string }).id));
     opts.cluster?.commands.handle("agent.diff", (p) => this.diff((p as { id: string }).id, (p as { maxBytes?: number }).maxBytes));
     opts.cluster?.commands.handle("agent.summary", (p) => this.summary((p as { id: string }).id, (p as { maxBytes: number }).maxBytes));
+    // another server watches it now (this one was paused or cut off past the lease): stop watching
+    // here, leaving its process to the new watcher (the fence refuses what this one would still store)
+    opts.cluster?.onLost("agent", (id) => void this.runner.forget(id));
   }
 
   get logs() {

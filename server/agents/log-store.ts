@@ -2,6 +2,7 @@ import type { Statement, Transaction } from "better-sqlite3";
 import type { SessionBounds } from "../../shared/agents";
 import type { SqliteStore } from "../db/sqlite-store";
 import type { WriteGate } from "../db/write-gate";
+import type { EventFence } from "../events/event-store";
 
 /** Where a persisted batch of lines landed: what `agent.output_produced` announces. */
 export interface ChunkRef {
@@ -34,8 +35,12 @@ export interface LogChunk {
  * adapter after the agent is deleted.
  */
 export interface AgentLogStorage {
-  /** Persist lines (in order) of one agent's session; resolves after the commit. */
-  append(agentId: string, session: number, lines: string[], endOffset?: number): Promise<ChunkRef[]>;
+  /**
+   * Persist lines (in order) of one agent's session; resolves after the commit. With a `fence`
+   * (the watching server's lease on the agent), a store several servers share stores them only
+   * while that lease is still this server's at that epoch, else rejects with LEASE_LOST.
+   */
+  append(agentId: string, session: number, lines: string[], endOffset?: number, fence?: EventFence): Promise<ChunkRef[]>;
   /** Commit what waits now (and after the commit under way); resolves once it is stored. */
   flush(): Promise<void>;
   /** Forget what this process remembers of an agent's log (after its row is deleted). */
@@ -55,6 +60,7 @@ export interface LogAppend {
   session: number;
   lines: string[];
   endOffset: number | undefined;
+  fence?: EventFence;
   resolve: (refs: ChunkRef[]) => void;
   reject: (err: Error) => void;
 }
@@ -118,10 +124,10 @@ export abstract class LogGroupCommit {
 
   protected abstract commit(batch: readonly LogAppend[]): CommitResult | Promise<CommitResult>;
 
-  append(agentId: string, session: number, lines: string[], endOffset?: number): Promise<ChunkRef[]> {
+  append(agentId: string, session: number, lines: string[], endOffset?: number, fence?: EventFence): Promise<ChunkRef[]> {
     if (lines.length === 0) return Promise.resolve([]);
     return new Promise<ChunkRef[]>((resolve, reject) => {
-      this.waiting.push({ agentId, session, lines, endOffset, resolve, reject });
+      this.waiting.push({ agentId, session, lines, endOffset, resolve, reject, ...(fence ? { fence } : {}) });
       this.pendingLines += lines.length;
       if (this.pendingLines >= MAX_CHUNK_LINES) {
         // plenty to write already: no reason to wait for more

@@ -1,6 +1,8 @@
 import type { Sql } from "postgres";
 import { chunksOf, LEGACY_PROVIDER, linesIn, LogGroupCommit, type AgentLogStorage, type ChunkRef, type CommitResult, type LogAppend, type LogChunk, type StoredLine } from "./log-store";
 import type { SessionBounds } from "../../shared/agents";
+import { DomainError } from "../errors";
+import type { EventFence } from "../events/event-store";
 
 type Returned = { id: string; seq: number; first_line: number };
 /** A chunk of one statement: its seq and first line counted from the agent's counters before it. */
@@ -29,23 +31,31 @@ export class PgAgentLogStore extends LogGroupCommit implements AgentLogStorage {
     const results: CommitResult = new Array<ChunkRef[] | Error>(batch.length);
     await Promise.all(
       [...byAgent].map(async ([agentId, indexes]) => {
-        try {
-          const refs = await this.appendAgent(
-            agentId,
-            indexes.map((i) => batch[i]!),
-          );
-          indexes.forEach((i, n) => (results[i] = refs[n]!));
-        } catch (err) {
-          const error = err instanceof Error ? err : new Error(String(err));
-          for (const i of indexes) results[i] = error;
+        // one statement per run of appends under the same fence (the watcher's lines, a note), in order
+        for (const run of runsOf(indexes, (i) => fenceKey(batch[i]!.fence))) {
+          try {
+            const refs = await this.appendAgent(
+              agentId,
+              run.map((i) => batch[i]!),
+              batch[run[0]!]!.fence,
+            );
+            run.forEach((i, n) => (results[i] = refs[n]!));
+          } catch (err) {
+            const error = err instanceof Error ? err : new Error(String(err));
+            for (const i of run) results[i] = error;
+          }
         }
       }),
     );
     return results;
   }
 
-  /** One agent's appends of a batch, in order, in one statement; per append, its chunks. */
-  private async appendAgent(agentId: string, appends: readonly LogAppend[]): Promise<ChunkRef[][]> {
+  /**
+   * One agent's appends of a batch, in order, in one statement; per append, its chunks. A fence
+   * holds its lease row (FOR SHARE) until the statement commits: a takeover waits for it, and a
+   * statement after the takeover stores nothing (LEASE_LOST).
+   */
+  private async appendAgent(agentId: string, appends: readonly LogAppend[], fence?: EventFence): Promise<ChunkRef[][]> {
     const planned: Planned[] = [];
     const owners: number[] = [];
     let lines = 0;
@@ -62,10 +72,15 @@ export class PgAgentLogStore extends LogGroupCommit implements AgentLogStorage {
     const chunks = planned.length;
     const now = Date.now();
     const values = this.sql(planned as unknown as string[][]);
+    // without a fence the condition holds (a lease row of kind '' never exists, so NOT f.fenced)
+    const [kind, entity, server, epoch] = fence ? [fence.kind, fence.id, fence.serverId, fence.epoch] : ["", "", "", 0];
+    const fenced = this.sql`fenced AS (
+        SELECT 1 FROM leases WHERE kind = ${kind}::text AND entity_id = ${entity}::text AND server_id = ${server}::text AND epoch = ${epoch}::int FOR SHARE
+      ), held AS (SELECT ${fence !== undefined}::boolean AS fenced, EXISTS (SELECT 1 FROM fenced) AS ok)`;
     let rows = await this.sql<Returned[]>`
-      WITH moved AS (
+      WITH ${fenced}, moved AS (
         UPDATE agents SET line_count = line_count + ${lines}::int, chunk_seq = chunk_seq + ${chunks}::int, output_offset = COALESCE(${endOffset}::bigint, output_offset)
-        WHERE id = ${agentId}::text
+        FROM held WHERE id = ${agentId}::text AND (held.ok OR NOT held.fenced)
         RETURNING line_count - ${lines}::int AS line0, chunk_seq - ${chunks}::int AS seq0
       ), remembered AS (
         INSERT INTO agent_logs (agent_id, provider) SELECT id, provider FROM agents WHERE id = ${agentId}::text ON CONFLICT DO NOTHING
@@ -77,13 +92,15 @@ export class PgAgentLogStore extends LogGroupCommit implements AgentLogStorage {
     if (rows.length === 0) {
       // the agent's row is gone (its log outlives it): numbered after the chunks stored
       rows = await this.sql<Returned[]>`
-        WITH top AS (
+        WITH ${fenced}, top AS (
           SELECT COALESCE(MAX(first_line + line_count), 0) AS line0, COALESCE(MAX(seq), 0) AS seq0 FROM agent_log_chunks WHERE agent_id = ${agentId}::text
         )
         INSERT INTO agent_log_chunks (agent_id, session, seq, first_line, line_count, bytes, content, created_at)
         SELECT ${agentId}::text, v.session::int, top.seq0 + v.k::int, top.line0 + v.at::int, v.n::int, v.bytes::int, v.content::text, ${now}::bigint
-        FROM top, (VALUES ${values}) AS v (k, session, at, n, bytes, content)
+        FROM held, top, (VALUES ${values}) AS v (k, session, at, n, bytes, content)
+        WHERE held.ok OR NOT held.fenced
         RETURNING id::text AS id, seq, first_line`;
+      if (rows.length === 0 && fence) throw leaseLost(fence, agentId);
     }
     if (rows.length !== chunks) throw new Error(`Storing ${chunks} chunk(s) of agent ${agentId}'s log stored ${rows.length}`);
     const stored = [...rows].sort((a, b) => a.seq - b.seq);
@@ -132,4 +149,26 @@ export class PgAgentLogStore extends LogGroupCommit implements AgentLogStorage {
         WHERE agent_id = ${agentId} GROUP BY session ORDER BY session`),
     ];
   }
+}
+
+const fenceKey = (f: EventFence | undefined): string => (f ? `${f.kind}:${f.id}@${f.epoch}/${f.serverId}` : "");
+
+/** `items` cut into runs of neighbours with the same key, in order. */
+function runsOf<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
+  const runs: T[][] = [];
+  let last: string | undefined;
+  for (const item of items) {
+    const k = keyOf(item);
+    if (runs.length > 0 && k === last) runs[runs.length - 1]!.push(item);
+    else runs.push([item]);
+    last = k;
+  }
+  return runs;
+}
+
+function leaseLost(f: EventFence, agentId: string): DomainError<"LEASE_LOST"> {
+  return new DomainError("LEASE_LOST", `This server no longer watches agent ${agentId} (epoch ${f.epoch}): another server took it over, so its lines are refused`, {
+    kind: "CONFLICT",
+    details: { kind: f.kind, id: f.id },
+  });
 }

@@ -1,6 +1,7 @@
 import { and, eq, lt, or, sql } from "drizzle-orm";
 import { first, type Store, type TxDb } from "../db/store";
 import { DomainError } from "../errors";
+import type { EventFence } from "../events/event-store";
 
 /** What a server can own: a strategy run, a daemon, or a CLI agent's running process (the server that watches it). */
 export type LeaseKind = "run" | "daemon" | "agent";
@@ -11,6 +12,9 @@ export const LEASE_RENEW_MS = 2_000;
 export const LEASE_TTL_MS = 10_000;
 
 export type LeaseCode = "LEASE_LOST";
+
+/** How long a lease lost to another server keeps refusing this server's writes for it. */
+const FORFEIT_KEPT_MS = 5 * 60_000;
 
 const key = (kind: LeaseKind, id: string) => `${kind}:${id}`;
 
@@ -25,6 +29,12 @@ const key = (kind: LeaseKind, id: string) => `${kind}:${id}`;
 export class LeaseBook {
   /** kind:id -> epoch of what this server holds. */
   private readonly held = new Map<string, { kind: LeaseKind; id: string; epoch: number }>();
+  /**
+   * kind:id -> the epoch this server held before another server took it over (found at a
+   * renewal), and when: its writes stay refused until it takes the lease again; forgotten after
+   * FORFEIT_KEPT_MS (what ran under it has stopped long before).
+   */
+  private readonly forfeited = new Map<string, { epoch: number; at: number }>();
 
   constructor(
     private readonly store: Store,
@@ -42,6 +52,16 @@ export class LeaseBook {
     return this.held.has(key(kind, id));
   }
 
+  /**
+   * The fence for the events this server publishes as the owner (see EventFence): the epoch it
+   * holds, or the one it lost (so they are refused); none for what it never took.
+   */
+  fenceOf(kind: LeaseKind, id: string): EventFence | undefined {
+    const k = key(kind, id);
+    const epoch = this.held.get(k)?.epoch ?? this.forfeited.get(k)?.epoch;
+    return epoch === undefined ? undefined : { kind, id, epoch, serverId: this.serverId };
+  }
+
   /** Take the lease if it is free, expired or ours from before; its new epoch, or undefined when another server holds it. */
   async acquire(kind: LeaseKind, id: string, opts: { takeover?: boolean; skipHeld?: boolean } = {}): Promise<number | undefined> {
     const mine = this.held.get(key(kind, id));
@@ -51,8 +71,10 @@ export class LeaseBook {
     const now = this.now();
     const free = or(lt(leases.expiresAt, now), eq(leases.serverId, this.serverId));
     // a takeover takes only a lease that exists (whose owner may still be creating it otherwise)
-    const rows = await this.store.tx((tx) =>
-      opts.takeover
+    const rows = await this.store.tx(async (tx) => {
+      // a fenced event of the owner before commits before this, one after sees the new epoch
+      await this.store.events.holdAppends?.(tx);
+      return opts.takeover
         ? tx
             .update(leases)
             .set({ serverId: this.serverId, epoch: sql`${leases.epoch} + 1`, expiresAt: now + this.ttlMs })
@@ -66,11 +88,12 @@ export class LeaseBook {
           set: { serverId: this.serverId, epoch: sql`${leases.epoch} + 1`, expiresAt: now + this.ttlMs },
           setWhere: free,
         })
-        .returning({ epoch: leases.epoch }),
-    );
+        .returning({ epoch: leases.epoch });
+    });
     const epoch = rows[0]?.epoch;
     if (epoch === undefined) return undefined;
     this.held.set(key(kind, id), { kind, id, epoch });
+    this.forfeited.delete(key(kind, id));
     return epoch;
   }
 
@@ -80,7 +103,10 @@ export class LeaseBook {
    */
   async fence(tx: TxDb, kind: LeaseKind, id: string): Promise<void> {
     const mine = this.held.get(key(kind, id));
-    if (!mine) return;
+    if (!mine) {
+      if (this.forfeited.has(key(kind, id))) throw lost(kind, id);
+      return;
+    }
     const { leases } = this.store.t;
     const rows = await tx
       .update(leases)
@@ -114,11 +140,14 @@ export class LeaseBook {
     );
     const still = new Set(rows.map((r) => `${key(r.kind as LeaseKind, r.entityId)}@${r.epoch}`));
     const lostOnes: Array<{ kind: LeaseKind; id: string }> = [];
+    const now = this.now();
     for (const [k, l] of this.held) {
       if (still.has(`${k}@${l.epoch}`)) continue;
       this.held.delete(k);
+      this.forfeited.set(k, { epoch: l.epoch, at: now });
       lostOnes.push({ kind: l.kind, id: l.id });
     }
+    for (const [k, f] of this.forfeited) if (now - f.at > FORFEIT_KEPT_MS) this.forfeited.delete(k);
     return lostOnes;
   }
 

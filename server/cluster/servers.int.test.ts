@@ -173,6 +173,58 @@ describe("several servers on one PostgreSQL", () => {
     expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
   }, 120_000);
 
+  it("a paused owner (SIGSTOP past its lease) that wakes after B took over writes nothing: no event of its run after the INTERRUPTED end, no line of its agent twice", async () => {
+    const a = await server();
+    const b = await server();
+    const streaming = await a.client.runs.prepare.mutate({ strategyPath: "strategies/long.yaml", cwd });
+    await a.client.runs.start.mutate({ runId: streaming.runId, input: "talk" });
+    const repo = makeRepo();
+    homes.push(repo);
+    const agent = await a.client.agents.spawn.mutate({
+      provider: "fake",
+      repo,
+      prompt: fakeAgentPrompt("count", [{ text: "hello from A" }, { lines: { count: 500, perSecond: 25 } }, { done: "counted" }]),
+    });
+    type Listed = { events?: Array<{ id: number; type: string; payload: { status?: string; error?: { code?: string } } }> };
+    const runEvents = async () => ((await b.client.events.list.query({ afterId: 0, limit: 5000, scope: { kind: "run", id: streaming.runId } })) as Listed).events ?? [];
+    await until("A streams", runEvents, (e) => Array.isArray(e) && e.filter((x) => x.type === "run.agent_streamed").length > 5);
+    await until("A's agent writes", () => b.client.agents.output.query({ agentId: agent.id, limit: 100 }), (o) => (o as { lines?: unknown[] }).lines !== undefined && o.lines.length > 10);
+
+    // A stops dead (a long pause, a frozen VM) while its model stream and its agent go on writing
+    a.proc.proc.kill("SIGSTOP");
+    const ended = await until("B interrupted A's run", runEvents, (e) => Array.isArray(e) && e.some((x) => x.type === "run.completed"), 30_000);
+    const end = ended.find((x) => x.type === "run.completed")!;
+    expect(end.payload.error?.code).toBe("INTERRUPTED");
+    // B watches the agent now (it took the lease over): give it a moment to tail, then wake A
+    await sleep(1000);
+    a.proc.proc.kill("SIGCONT");
+
+    // A wakes with its stream, its tail and its timers all due: whatever it still writes is refused
+    const done = await waitForAgent(b.client, agent.id, ["idle", "crashed", "stopped"], 60_000);
+    expect(done.status, done.statusReason ?? "").toBe("idle");
+    // A goes on without them, or (paused inside a transaction, which PostgreSQL ended after
+    // IDLE_IN_TRANSACTION_MS) exits saying why: the driver cannot go on from a dead connection
+    await until(
+      "A noticed it lost them",
+      async () => a.proc.output(),
+      (o) => typeof o === "string" && (o.includes("another server took over what this server owned") || o.includes("PostgreSQL closed a connection of this server inside a transaction")),
+      15_000,
+    );
+    await sleep(2000);
+    const after = (await runEvents()).filter((x) => x.id > end.id);
+    expect(after.map((x) => x.type)).toEqual([]);
+    const out = await b.client.agents.output.query({ agentId: agent.id, fromLine: 0, limit: 5000, format: "raw" });
+    const numbered = out.lines.map((l) => /line (\d+)/.exec(l.raw ?? "")?.[1]).filter((n): n is string => n !== undefined);
+    expect(numbered.length - new Set(numbered).size).toBe(0);
+    expect(new Set(numbered).size).toBeGreaterThanOrEqual(500);
+    // A is well and serves again, or exited (1) on its dead connection, saying so
+    if (a.proc.proc.exitCode === null && a.proc.proc.signalCode === null) expect((await a.client.health.query()).status).toBe("ok");
+    else {
+      expect(a.proc.proc.exitCode).toBe(1);
+      expect(a.proc.output()).toContain("PostgreSQL closed a connection of this server inside a transaction");
+    }
+  }, 150_000);
+
   it("an agent spawned through A streams live on B; after kill -9 of A, B watches it to the end: every line once", async () => {
     const a = await server();
     const b = await server();

@@ -4,6 +4,7 @@ import type { DaemonSnapshot, DaemonSnapshotView, DaemonSummary, DaemonWakeReaso
 import type { EventPayload } from "../../shared/events";
 import type { DaemonLoopStatus, DaemonStatus } from "../../shared/statuses";
 import type { EventBus } from "../events/bus";
+import type { EventFence } from "../events/event-store";
 import type { Logger } from "../log";
 import { jsonWithArrays, META_FILE, RootWriter, SNAPSHOT_FILE, writeJsonAtomic, type DaemonMeta, type RootFiles } from "./persist";
 import { runDaemonTurn, visibleMessages, type DaemonToolsFactory } from "./daemon-turn";
@@ -23,6 +24,8 @@ export type RuntimeDeps = {
   /** Called whenever status or loop status changes (the service updates its row); awaited. */
   onStatus: (daemon: DaemonRuntime) => Promise<void>;
   stopGraceMs: number;
+  /** This server's lease on a daemon, when several servers share the store (its events are fenced by it). */
+  fence?: (daemonId: string) => EventFence | undefined;
 };
 
 type Wake = { reason: DaemonWakeReason; text: string; event?: QueuedDaemonEvent };
@@ -358,7 +361,8 @@ export class DaemonRuntime {
 
   private async publish<T extends "daemon.turn_completed" | "daemon.snapshotted" | "daemon.stopped" | "daemon.failed">(type: T, payload: EventPayload<T>): Promise<void> {
     try {
-      await this.deps.bus.publish(type, payload, { daemonId: this.id });
+      const fence = this.deps.fence?.(this.id);
+      await this.deps.bus.publish(type, payload, { daemonId: this.id }, fence ? { fence } : undefined);
     } catch (err) {
       this.deps.log.warn({ daemonId: this.id, type, err: (err as Error).message }, "daemon event not published");
     }

@@ -62,6 +62,7 @@ export class DaemonsService {
       buildTools: deps.buildTools,
       stopGraceMs: deps.stopGraceMs ?? 500,
       onStatus: (d) => this.saveRow(d),
+      fence: (id) => deps.cluster?.leases.fenceOf("daemon", id),
     };
     if (deps.cluster) this.serveCommands(deps.cluster);
   }

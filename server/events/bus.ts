@@ -1,6 +1,6 @@
 import { EventCatalog, scopeKey, type BusEvent, type EventPayload, type EventScope, type EventType, type ScopeFilter } from "../../shared/events";
 import type { RowWrite } from "../db/store";
-import type { EventRow, EventStorage } from "./event-store";
+import type { EventFence, EventRow, EventStorage } from "./event-store";
 
 type Pending = { row: EventRow; event: BusEvent; write?: RowWrite; resolve: (e: BusEvent) => void; reject: (err: Error) => void };
 
@@ -15,6 +15,12 @@ export type PublishOptions = {
    * delivered, and the publish rejects with that error; the rest of the batch is unaffected.
    */
   write?: RowWrite;
+  /**
+   * The publisher's lease on what the event is about (a run or daemon it runs as that lease's
+   * owner): on a store several servers share, the event is stored only while that lease is still
+   * this server's at that epoch, else the publish rejects with LEASE_LOST and nobody sees it.
+   */
+  fence?: EventFence;
 };
 type Listener = (event: BusEvent) => void;
 
@@ -119,6 +125,7 @@ export class EventBus<S extends EventStorage = EventStorage> {
     }
     const event = { id: 0, ts: this.iso, type, scope, payload: value } as BusEvent<T>;
     const row: EventRow = { id: 0, ts: now, type, scope, payloadJson: JSON.stringify(value) };
+    if (options.fence) row.fence = options.fence;
     return new Promise<BusEvent<T>>((resolve, reject) => {
       const pending: Pending = { row, event, resolve: resolve as (e: BusEvent) => void, reject };
       if (options.write) {

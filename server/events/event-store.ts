@@ -1,7 +1,7 @@
 import type { Statement, Transaction } from "better-sqlite3";
 import { currentEventType, type BusEvent, type EventScope, type ScopeFilter, type ScopeKind } from "../../shared/events";
 import type { Db } from "../db/client";
-import type { RowWrite } from "../db/store";
+import type { RowWrite, TxDb } from "../db/store";
 import { WriteGate } from "../db/write-gate";
 
 /** One row as the bus hands it to the store: payload already serialized; `id` is set by the store's `append`. */
@@ -11,7 +11,17 @@ export type EventRow = {
   type: string;
   scope: EventScope;
   payloadJson: string;
+  /** Stored only while the publisher still owns what it writes for (see EventFence). */
+  fence?: EventFence;
 };
+
+/**
+ * An owner's claim on what it publishes for: the lease (kind and id) it holds, at the epoch it
+ * took, as this server. A store shared by several servers stores the row only if that lease is
+ * still this server's at that epoch when the batch commits; otherwise the row is refused
+ * (LEASE_LOST) and nothing of it is stored or delivered. A store of one server ignores it.
+ */
+export type EventFence = { kind: string; id: string; epoch: number; serverId: string };
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -36,6 +46,12 @@ export interface EventStorage {
   count(afterId?: number, scope?: ScopeFilter): MaybePromise<number>;
   /** Commits of other processes on the same store, as they happen: the newest id each committed. */
   watch?(onCommit: (lastId: number) => void): Promise<() => Promise<void>>;
+  /**
+   * Inside `tx` (a lease taken or taken over, on a store several servers share): wait for the
+   * append under way and keep new ones out until `tx` ends, so a fenced row checked before the
+   * take commits before it, and one checked after it sees the new epoch.
+   */
+  holdAppends?(tx: TxDb): Promise<void>;
 }
 
 type RawRow = {

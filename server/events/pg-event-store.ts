@@ -4,7 +4,8 @@ import type { Sql, TransactionSql } from "postgres";
 import { currentEventType, type BusEvent, type EventScope, type ScopeFilter, type ScopeKind } from "../../shared/events";
 import * as pgSchema from "../db/pg/schema";
 import type { RowWrite, TxDb } from "../db/store";
-import type { EventRow, EventStorage } from "./event-store";
+import { DomainError } from "../errors";
+import type { EventFence, EventRow, EventStorage } from "./event-store";
 
 /** The advisory lock every appender takes for its transaction: one ordered appender per database. */
 export const EVENTS_APPEND_LOCK = 7_422_019;
@@ -29,6 +30,8 @@ type PgRow = { id: string | number; ts: string | number; type: string; run_id: s
 export class PgEventStore implements EventStorage {
   /** Appends run through drizzle's transactions: the domains' row writes share them (and their savepoints). */
   private readonly db: PostgresJsDatabase<typeof pgSchema>;
+  /** Rows refused since start because their fence no longer held, by lease (`kind:id`). */
+  readonly refused = new Map<string, number>();
 
   constructor(private readonly sql: Sql) {
     this.db = drizzle(sql, { schema: pgSchema });
@@ -48,20 +51,25 @@ export class PgEventStore implements EventStorage {
    */
   async append(rows: readonly EventRow[], writes?: ReadonlyArray<RowWrite | undefined>): Promise<Array<number | Error>> {
     if (rows.length === 0) return [];
+    const fenced = rows.some((r) => r.fence !== undefined);
     if (!writes?.some((w) => w !== undefined)) {
+      let failed: Map<EventRow, Error> | undefined;
       await this.sql.begin(async (tx) => {
         await tx`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`;
-        await insertNumbered(tx, rows);
+        failed = fenced ? await this.unfenced(tx, rows) : undefined;
+        const kept = failed?.size ? rows.filter((r) => !failed!.has(r)) : rows;
+        if (kept.length > 0) await insertNumbered(tx, kept);
       });
-      return rows.map((r) => r.id);
+      return rows.map((r) => failed?.get(r) ?? r.id);
     }
     const failed = new Map<EventRow, Error>();
     await this.db.transaction(async (tx) => {
       failed.clear();
       await tx.execute(q`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`);
+      if (fenced) for (const [row, err] of await this.unfenced(rawClient(tx), rows)) failed.set(row, err);
       for (let i = 0; i < rows.length; i++) {
         const write = writes[i];
-        if (!write) continue;
+        if (!write || failed.has(rows[i]!)) continue;
         try {
           // a savepoint: a write that throws takes back only what it wrote
           await tx.transaction(async (savepoint) => {
@@ -75,6 +83,36 @@ export class PgEventStore implements EventStorage {
       if (kept.length > 0) await insertNumbered(rawClient(tx), kept);
     });
     return rows.map((r) => failed.get(r) ?? r.id);
+  }
+
+  /**
+   * Under the append lock: the rows whose fence no longer holds (their lease is another server's,
+   * at another epoch, or gone), each with its LEASE_LOST. A lease is taken over only under the same
+   * lock (holdAppends), so what this check passes commits before any takeover.
+   */
+  private async unfenced(tx: TransactionSql, rows: readonly EventRow[]): Promise<Map<EventRow, Error>> {
+    const leases = new Map<string, EventFence>();
+    for (const r of rows) if (r.fence) leases.set(`${r.fence.kind}:${r.fence.id}`, r.fence);
+    const keys = [...leases.values()];
+    const held = await tx<Array<{ kind: string; entity_id: string; server_id: string; epoch: number }>>`
+      SELECT kind, entity_id, server_id, epoch FROM leases
+      WHERE (kind, entity_id) IN (SELECT * FROM unnest(${keys.map((f) => f.kind)}::text[], ${keys.map((f) => f.id)}::text[]))`;
+    const now = new Map(held.map((h) => [`${h.kind}:${h.entity_id}`, h]));
+    const failed = new Map<EventRow, Error>();
+    for (const r of rows) {
+      const f = r.fence;
+      if (!f) continue;
+      const k = `${f.kind}:${f.id}`;
+      const lease = now.get(k);
+      if (lease && lease.server_id === f.serverId && Number(lease.epoch) === f.epoch) continue;
+      failed.set(r, leaseLost(f));
+      this.refused.set(k, (this.refused.get(k) ?? 0) + 1);
+    }
+    return failed;
+  }
+
+  async holdAppends(tx: TxDb): Promise<void> {
+    await (tx as unknown as { execute(query: ReturnType<typeof q>): Promise<unknown> }).execute(q`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`);
   }
 
   async readAfter(afterId: number, scope: ScopeFilter | undefined, limit: number): Promise<BusEvent[]> {
@@ -131,6 +169,13 @@ function rawClient(tx: unknown): TransactionSql {
   const client = (tx as { session?: { client?: TransactionSql } }).session?.client;
   if (typeof client !== "function") throw new Error("drizzle's transaction no longer exposes its postgres.js client");
   return client;
+}
+
+function leaseLost(f: EventFence): DomainError<"LEASE_LOST"> {
+  return new DomainError("LEASE_LOST", `This server no longer owns ${f.kind} ${f.id} (epoch ${f.epoch}): another server took it over, so its event is refused`, {
+    kind: "CONFLICT",
+    details: { kind: f.kind, id: f.id },
+  });
 }
 
 function toEvent(r: PgRow): BusEvent {

@@ -4,6 +4,7 @@ import type { AgentCallRecord, PendingRequest, PermissionDecision, StepResult, U
 import type { Strategy } from "../../shared/strategy";
 import type { RunStatus } from "../../shared/statuses";
 import type { EventBus } from "../events/bus";
+import type { EventFence } from "../events/event-store";
 import { nextRunStatus } from "./run-lifecycle";
 
 /** Thrown into everything a run waits on when it is stopped. */
@@ -107,6 +108,8 @@ export class RunState {
     config: RunConfig,
     private readonly bus: EventBus,
     readonly policy: PolicyPort,
+    /** This server's lease on the run, when several servers share the store (its events are fenced by it). */
+    private readonly fence?: () => EventFence | undefined,
   ) {
     this.runId = config.runId;
     this.config = config;
@@ -173,7 +176,8 @@ export class RunState {
   }
 
   emit<T extends EventType>(type: T, payload: EventPayload<T>) {
-    return this.bus.publish(type, payload, { runId: this.runId });
+    const fence = this.fence?.();
+    return this.bus.publish(type, payload, { runId: this.runId }, fence ? { fence } : undefined);
   }
 
   get signal(): AbortSignal {

@@ -445,7 +445,8 @@ export class RunsService {
   }
 
   private createRun(config: RunConfig): RunState {
-    return new RunState(config, this.deps.bus, this.deps.createPolicy(config.cwd));
+    const leases = this.deps.cluster?.leases;
+    return new RunState(config, this.deps.bus, this.deps.createPolicy(config.cwd), leases && (() => leases.fenceOf("run", config.runId)));
   }
 
   /** Stop everything (server shutdown): runs end as they are; recover() picks them up. */

@@ -58,3 +58,16 @@ describe("openPg without a database", () => {
     expect(redactDatabaseUrl("postgres://me@db/yard")).toBe("postgres://me@db/yard");
   });
 });
+
+describe("a connection PostgreSQL closed inside a transaction (postgres.js #1208)", () => {
+  it("is told apart from other errors by the driver's frame, to say why the server exits", async () => {
+    const { isDeadConnectionWrite } = await import("./errors");
+    const crash = new TypeError("Cannot read properties of null (reading 'write')");
+    crash.stack = `${crash.message}\n    at Immediate.nextWrite (file:///srv/node_modules/postgres/src/connection.js:255:22)\n    at process.processImmediate (node:internal/timers:483:21)`;
+    expect(isDeadConnectionWrite(crash)).toBe(true);
+    const ours = new TypeError("Cannot read properties of null (reading 'write')");
+    ours.stack = `${ours.message}\n    at flush (file:///srv/server/agents/log-store.ts:10:1)`;
+    expect(isDeadConnectionWrite(ours)).toBe(false);
+    expect(isDeadConnectionWrite(new Error("Cannot read properties of null (reading 'write') postgres/src/connection.js"))).toBe(false);
+  });
+});

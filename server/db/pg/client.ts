@@ -23,15 +23,23 @@ export type OpenPgOptions = {
 };
 
 /** postgres.js client options shared by every connection Switchyard opens. */
-export function clientOptions(max: number, connectTimeoutSeconds: number): postgres.Options<Record<string, postgres.PostgresType>> {
+export function clientOptions(max: number, connectTimeoutSeconds: number, opts: { idleInTransactionMs?: number } = {}): postgres.Options<Record<string, postgres.PostgresType>> {
   return {
     max,
     connect_timeout: connectTimeoutSeconds,
     // notices ("schema already exists, skipping") are not worth a line on stderr
     onnotice: () => {},
-    connection: { application_name: "switchyard" },
+    connection: { application_name: "switchyard", ...(opts.idleInTransactionMs ? { idle_in_transaction_session_timeout: opts.idleInTransactionMs } : {}) },
   };
 }
+
+/**
+ * A transaction of ours never waits on anything but the database (STYLE: a tx body touches only
+ * its tx), so one idle this long belongs to a server that stopped dead (a pause, a frozen VM)
+ * while holding locks: the events' append lock would stop every server's writes. PostgreSQL ends
+ * that session, and its locks go with it, by the time its leases expire (LEASE_TTL_MS).
+ */
+export const IDLE_IN_TRANSACTION_MS = 10_000;
 
 /**
  * Open the PostgreSQL store: apply pending migrations under the advisory lock on a connection of
@@ -47,7 +55,7 @@ export async function openPg({ url, migrationsDir = PG_MIGRATIONS_DIR, max = 10,
   } finally {
     await migrator.end({ timeout: 5 });
   }
-  return drizzle(postgres(url, clientOptions(max, connectTimeoutSeconds)), { schema }) as PgDb;
+  return drizzle(postgres(url, clientOptions(max, connectTimeoutSeconds, { idleInTransactionMs: IDLE_IN_TRANSACTION_MS })), { schema }) as PgDb;
 }
 
 export async function closePg(db: PgDb): Promise<void> {

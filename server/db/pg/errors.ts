@@ -79,3 +79,17 @@ export function databaseUnavailable(err: unknown): DomainError<"DB_UNAVAILABLE">
   }
   return undefined;
 }
+
+/**
+ * postgres.js 3.4.9 (the newest) writes to a connection PostgreSQL closed inside a transaction (a
+ * server paused past `idle_in_transaction_session_timeout`, a terminated backend) from a
+ * setImmediate, where nothing can catch it (porsager/postgres#1208, fixes not released): the
+ * process dies. Its connection state is corrupt by then, so it must not go on; this says why.
+ */
+export function isDeadConnectionWrite(err: unknown): boolean {
+  return err instanceof TypeError && err.message.includes("reading 'write'") && /postgres[\\/]src[\\/]connection\.js/.test(err.stack ?? "");
+}
+
+export const DEAD_CONNECTION_EXIT =
+  "PostgreSQL closed a connection of this server inside a transaction (was the server paused, or its session ended?), and the driver cannot go on from there (postgres.js issue #1208): exiting. " +
+  "Start it again: what it owned was taken over by the other servers, and nothing acknowledged is lost.";
