@@ -22,7 +22,8 @@ const ANY_RESTING: AgentStatus[] = ["waiting_for_input", "waiting_for_account", 
 /** move -> the statuses it may start from, and the status it leads to. */
 export const AGENT_MOVES: Record<AgentMove, { from: readonly AgentStatus[]; to: AgentStatus }> = {
   /** Accepted, waiting for a place to run (a worker with room). */
-  queued: { from: ["starting"], to: "queued" },
+  // a spawn no worker can take yet, or the resume of an agent whose worker was lost
+  queued: { from: ["starting", "interrupted"], to: "queued" },
   /** A process run started: the first, a resume (answers, a follow-up, a retry), or the next on another account. */
   launched: { from: ["starting", "queued", "running", ...ANY_RESTING], to: "running" },
   /** No usable account for the run about to start: it waits with that run. */

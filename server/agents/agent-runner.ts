@@ -131,10 +131,14 @@ export class AgentRunner {
     const adapter = adapterOf(row.provider);
     let resume = how.resume ?? false;
     let prompt = how.prompt;
-    // its worker is gone (interrupted when it was lost): it goes on elsewhere, from its pushed branch, in a new session
-    if (row.worker !== null && !this.ctx.hosts.reachable(row) && !LIVE_STATUSES.includes(row.status) && this.ctx.place) {
+    // its worker is gone (interrupted when it was lost, or queued since for want of another): it
+    // goes on elsewhere, from its pushed branch, in a new session; it waits queued while no worker can take it
+    const stranded = row.status === "queued" ? row.sessionNumber > 0 : !LIVE_STATUSES.includes(row.status) && !this.ctx.hosts.reachable(row);
+    if (row.worker !== null && stranded && this.ctx.place) {
       const lost = row.worker;
-      row = await this.relocate(row);
+      const moved = await this.relocate(row, { prompt, kind: how.kind });
+      if (!moved) return null;
+      row = moved;
       resume = false;
       prompt = await this.handoverPrompt(row, prompt, `its worker ${lost} was lost`);
     }
@@ -293,29 +297,59 @@ export class AgentRunner {
    * this server (or its base when it never pushed), its input files written. What it had not
    * pushed stayed on the lost machine; a note in its log says so.
    */
-  private async relocate(row: AgentRow): Promise<AgentRow> {
+  private async relocate(row: AgentRow, run: { prompt: string; kind: RunKind }): Promise<AgentRow | null> {
     const lost = row.worker!;
     const want = parsePlacement(row.placement);
     const placed = await this.ctx.place!(row.provider, { ...(want.worker && want.worker !== lost ? { worker: want.worker } : {}), labels: want.labels });
-    if ("queued" in placed) throw new DomainError("WORKER_UNREACHABLE", `Agent ${row.alias}'s worker ${lost} is lost, and no other can take it now: ${placed.queued}`, { kind: "CONFLICT" });
+    if ("queued" in placed) {
+      await this.queueForWorker(row, run, `worker ${lost} was lost; it goes on when a worker can take it: ${placed.queued}`);
+      return null;
+    }
     const host = this.ctx.hosts.of(placed);
     // a URL's mirror: the branch as the lost worker last pushed it there
     if (row.branch && mirrorUrlOf(row.repoPath)) await fetchAgentBranch(row.repoPath!, row.branch).catch(() => undefined);
     const pushed = row.repoPath && row.branch ? await git(["rev-parse", "--verify", "--quiet", `refs/heads/${row.branch}^{commit}`], { cwd: row.repoPath }).then((o) => o.trim(), () => null) : null;
-    const moved = await this.ctx.records.update(row.id, {
+    const patch = {
       worker: placed.worker,
       workerEpoch: placed.worker === null ? null : placed.epoch,
       workspacePath: join(host.home, "worktrees", row.alias),
       configDir: join(agentDir(host, row.id), "config"),
       sessionId: null,
       workspaceRemoved: false,
-    });
+    };
+    // a queued one is taken by one pass only (another server's may try it too)
+    const moved = row.status === "queued" ? await this.ctx.records.claimQueued(row.id, row.version, patch) : await this.ctx.records.update(row.id, patch);
+    if (!moved) return null;
     await host.restoreWorktree(workspaceOf(moved));
     await host.writeInputFiles(moved.workspacePath, { agentId: row.id, alias: row.alias, mode: row.mode, task: row.task, provider: row.provider });
     const where = placed.worker === null ? "this server's machine" : `worker ${placed.worker}`;
     const from = pushed ? `${row.branch} as last pushed (${pushed.slice(0, 10)})` : `its base ${row.baseCommit?.slice(0, 10) ?? ""} (it never pushed)`;
     await this.output.note(row.id, row.sessionNumber, "note", `worker ${lost} was lost: continuing on ${where} from ${from}, in a new session; work it had not pushed stayed on ${lost}`);
     return moved;
+  }
+
+  /**
+   * An interrupted agent's resume that no worker can take now: queued with the reason, the run
+   * it was asked for kept in its row; `resumeQueued` starts it when a place opens. Queued
+   * already: only its reason follows what placement says now.
+   */
+  private async queueForWorker(row: AgentRow, run: { prompt: string; kind: RunKind }, reason: string): Promise<void> {
+    if (row.status === "queued") {
+      if (row.statusReason !== reason) await this.ctx.records.update(row.id, { statusReason: reason });
+      return;
+    }
+    await this.ctx.lifecycle.transition(row.id, "queued", {
+      expectedVersion: row.version,
+      patch: { statusReason: reason, runPrompt: run.prompt, runResumed: false, runReason: run.kind, pid: null },
+      event: { type: "agent.status_changed", payload: { status: "queued", reason } },
+    });
+  }
+
+  /** A queued resume of an agent whose worker was lost (queueForWorker), tried again now that a place opened. */
+  async resumeQueued(row: AgentRow): Promise<void> {
+    const kind = row.runReason ?? "message";
+    const launched = await this.launch(row, { prompt: row.runPrompt ?? "Continue the task: the earlier session was interrupted before it finished.", kind });
+    if (launched) await this.ctx.publish(row.id, "agent.resumed", { session: launched.session, reason: kind === "spawn" ? "message" : kind, pid: launched.ref.pid });
   }
 
   /** Watch a process run through its session: `fresh` when it just started (its output is read from 0). */

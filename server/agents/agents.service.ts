@@ -304,6 +304,12 @@ export class AgentsService {
     this.placing = this.placing.then(async () => {
       for (const row of await this.records.all()) {
         if (this.closed || row.status !== "queued") continue;
+        // the resume of an agent whose worker was lost (it ran before; a queued spawn never did): it
+        // goes on from its pushed branch, or waits on
+        if (row.worker !== null && row.sessionNumber > 0) {
+          await this.runner.resumeQueued(row).catch((err: unknown) => this.opts.log.warn({ err, agentId: row.id }, "resuming a queued agent failed"));
+          continue;
+        }
         const want = parsePlacement(row.placement);
         const placed = await this.place(row.provider, want).catch((err: unknown) => ({ queued: err instanceof Error ? err.message : String(err) }));
         if ("queued" in placed) {

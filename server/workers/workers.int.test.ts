@@ -280,12 +280,19 @@ describe("workers: agents on other machines' yard worker", () => {
     const inboxed = (await client.inbox.list.query()).items.find((i) => i.kind === "agent_interrupted" && i.agentId === a.id);
     expect(inboxed).toMatchObject({ alias: a.alias, worker: "w2", reason: expect.stringMatching(/worker w2 lost/) });
 
-    // resumed: on another worker, its worktree from the branch as pushed, a new session handed the work so far
-    await client.agents.resume.mutate({ agentId: a.id, answers: {} });
-    const moved = await waitForAgent(client, a.id, ["idle", "crashed"]);
+    // resumed while no other worker can take it (all drained): queued with why, never dropped
+    const others = workers.filter((w) => w.name !== "w2").map((w) => w.name);
+    for (const name of others) await client.workers.drain.mutate({ name, drained: true });
+    const waiting = await client.agents.resume.mutate({ agentId: a.id, answers: {} });
+    expect(waiting.status).toBe("queued");
+    expect(waiting.statusReason).toMatch(/worker w2 was lost; it goes on when a worker can take it/);
     expect((await client.inbox.list.query()).items.some((i) => i.kind === "agent_interrupted" && i.agentId === a.id)).toBe(false);
+    // a worker can take it again: it goes on there, its worktree from the branch as pushed, a new session handed the work so far
+    await client.workers.drain.mutate({ name: others[0]!, drained: false });
+    const moved = await waitForAgent(client, a.id, ["idle", "crashed"]);
+    for (const name of others) await client.workers.drain.mutate({ name, drained: false });
     expect(moved.status).toBe("idle");
-    expect(moved.worker).not.toBe("w2");
+    expect(moved.worker).toBe(others[0]);
     expect(moved.worker).not.toBeNull();
     const home = workers.find((w) => w.name === moved.worker)!.home;
     expect(moved.workspacePath.startsWith(join(home, "worktrees"))).toBe(true);
