@@ -1,4 +1,5 @@
-import type { Sql } from "postgres";
+import type { Sql, TransactionSql } from "postgres";
+import { untilConnectionLoss } from "../db/pg/connection-loss";
 import type { DaemonQueueStorage, MetaQueueEntry, QueueRow, QueueState, RecoveredQueue, StoredQueueEntry } from "./queue-store";
 
 /** Rows per INSERT: 5 parameters each, under PostgreSQL's 65,535. */
@@ -55,9 +56,13 @@ export class PgDaemonQueueStore implements DaemonQueueStorage {
     try {
       if (rows.length <= CHUNK) await this.sql`INSERT INTO daemon_queue ${this.sql(rows, ...COLUMNS)}`;
       else {
-        await this.sql.begin(async (tx) => {
-          for (let i = 0; i < rows.length; i += CHUNK) await tx`INSERT INTO daemon_queue ${tx(rows.slice(i, i + CHUNK), ...COLUMNS)}`;
-        });
+        await this.sql.begin((tx) =>
+          untilConnectionLoss(
+            (async () => {
+              for (let i = 0; i < rows.length; i += CHUNK) await tx`INSERT INTO daemon_queue ${tx(rows.slice(i, i + CHUNK), ...COLUMNS)}`;
+            })(),
+          ),
+        );
       }
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
@@ -95,15 +100,17 @@ export class PgDaemonQueueStore implements DaemonQueueStorage {
 
   async recover(daemonId: string, entries: readonly MetaQueueEntry[]): Promise<RecoveredQueue> {
     const rows: PgQueueRow[] = entries.map((e) => ({ daemon_id: daemonId, seq: e.seq, enqueued_at: e.enqueued_at, payload: JSON.stringify(e.payload ?? null), state: "pending" }));
-    return this.sql.begin(async (tx) => {
-      for (let i = 0; i < rows.length; i += CHUNK) {
-        await tx`INSERT INTO daemon_queue ${tx(rows.slice(i, i + CHUNK), ...COLUMNS)} ON CONFLICT (daemon_id, seq) DO NOTHING`;
-      }
-      await tx`UPDATE daemon_queue SET state = 'pending' WHERE daemon_id = ${daemonId} AND state = 'inflight'`;
-      const open = await tx<OpenRow[]>`SELECT seq, enqueued_at, payload, state FROM daemon_queue WHERE daemon_id = ${daemonId} AND state <> 'done' ORDER BY seq`;
-      const [max] = await tx<Array<{ seq: number | null }>>`SELECT max(seq) AS seq FROM daemon_queue WHERE daemon_id = ${daemonId}`;
-      return { open: open.map(toEntry), maxSeq: max?.seq ?? undefined };
-    }) as Promise<RecoveredQueue>;
+    return this.sql.begin((tx) => untilConnectionLoss(this.recoverIn(tx, daemonId, rows))) as Promise<RecoveredQueue>;
+  }
+
+  private async recoverIn(tx: TransactionSql, daemonId: string, rows: PgQueueRow[]): Promise<RecoveredQueue> {
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      await tx`INSERT INTO daemon_queue ${tx(rows.slice(i, i + CHUNK), ...COLUMNS)} ON CONFLICT (daemon_id, seq) DO NOTHING`;
+    }
+    await tx`UPDATE daemon_queue SET state = 'pending' WHERE daemon_id = ${daemonId} AND state = 'inflight'`;
+    const open = await tx<OpenRow[]>`SELECT seq, enqueued_at, payload, state FROM daemon_queue WHERE daemon_id = ${daemonId} AND state <> 'done' ORDER BY seq`;
+    const [max] = await tx<Array<{ seq: number | null }>>`SELECT max(seq) AS seq FROM daemon_queue WHERE daemon_id = ${daemonId}`;
+    return { open: open.map(toEntry), maxSeq: max?.seq ?? undefined };
   }
 
   async pruneDone(daemonId: string, belowSeq: number): Promise<void> {

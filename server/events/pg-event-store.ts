@@ -5,7 +5,11 @@ import { currentEventType, type BusEvent, type EventScope, type ScopeFilter, typ
 import * as pgSchema from "../db/pg/schema";
 import type { RowWrite, TxDb } from "../db/store";
 import { DomainError } from "../errors";
+import { untilConnectionLoss } from "../db/pg/connection-loss";
 import type { EventFence, EventRow, EventStorage } from "./event-store";
+
+/** Drizzle's transaction on postgres.js, as `append` runs the row writes in it. */
+type PgTx = Parameters<Parameters<PostgresJsDatabase<typeof pgSchema>["transaction"]>[0]>[0];
 
 /** The advisory lock every appender takes for its transaction: one ordered appender per database. */
 export const EVENTS_APPEND_LOCK = 7_422_019;
@@ -54,35 +58,40 @@ export class PgEventStore implements EventStorage {
     const fenced = rows.some((r) => r.fence !== undefined);
     if (!writes?.some((w) => w !== undefined)) {
       let failed: Map<EventRow, Error> | undefined;
-      await this.sql.begin(async (tx) => {
-        await tx`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`;
-        failed = fenced ? await this.unfenced(tx, rows) : undefined;
-        const kept = failed?.size ? rows.filter((r) => !failed!.has(r)) : rows;
-        if (kept.length > 0) await insertNumbered(tx, kept);
-      });
+      await this.sql.begin((tx) =>
+        untilConnectionLoss(
+          (async () => {
+            await tx`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`;
+            failed = fenced ? await this.unfenced(tx, rows) : undefined;
+            const kept = failed?.size ? rows.filter((r) => !failed!.has(r)) : rows;
+            if (kept.length > 0) await insertNumbered(tx, kept);
+          })(),
+        ),
+      );
       return rows.map((r) => failed?.get(r) ?? r.id);
     }
     const failed = new Map<EventRow, Error>();
-    await this.db.transaction(async (tx) => {
-      failed.clear();
-      await tx.execute(q`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`);
-      if (fenced) for (const [row, err] of await this.unfenced(rawClient(tx), rows)) failed.set(row, err);
-      for (let i = 0; i < rows.length; i++) {
-        const write = writes[i];
-        if (!write || failed.has(rows[i]!)) continue;
-        try {
-          // a savepoint: a write that throws takes back only what it wrote
-          await tx.transaction(async (savepoint) => {
-            await write(savepoint as unknown as TxDb);
-          });
-        } catch (err) {
-          failed.set(rows[i]!, err instanceof Error ? err : new Error(String(err)));
-        }
-      }
-      const kept = rows.filter((r) => !failed.has(r));
-      if (kept.length > 0) await insertNumbered(rawClient(tx), kept);
-    });
+    await this.db.transaction((tx) => untilConnectionLoss(this.appendWithWrites(tx, rows, writes, fenced, failed)));
     return rows.map((r) => failed.get(r) ?? r.id);
+  }
+
+  /** The append with row writes, in drizzle's transaction `tx` (its savepoints for the writes). */
+  private async appendWithWrites(tx: PgTx, rows: readonly EventRow[], writes: ReadonlyArray<RowWrite | undefined>, fenced: boolean, failed: Map<EventRow, Error>): Promise<void> {
+    failed.clear();
+    await tx.execute(q`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`);
+    if (fenced) for (const [row, err] of await this.unfenced(rawClient(tx), rows)) failed.set(row, err);
+    for (let i = 0; i < rows.length; i++) {
+      const write = writes[i];
+      if (!write || failed.has(rows[i]!)) continue;
+      try {
+        // a savepoint: a write that throws takes back only what it wrote
+        await tx.transaction(async (savepoint) => untilConnectionLoss(Promise.resolve(write(savepoint as unknown as TxDb))));
+      } catch (err) {
+        failed.set(rows[i]!, err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    const kept = rows.filter((r) => !failed.has(r));
+    if (kept.length > 0) await insertNumbered(rawClient(tx), kept);
   }
 
   /**

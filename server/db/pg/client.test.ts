@@ -71,3 +71,15 @@ describe("a connection PostgreSQL closed inside a transaction (postgres.js #1208
     expect(isDeadConnectionWrite(new Error("Cannot read properties of null (reading 'write') postgres/src/connection.js"))).toBe(false);
   });
 });
+
+describe("a lost connection, as a transaction body sees it", () => {
+  it("is postgres.js's close, the socket's reset, or PostgreSQL ending the session; not a query's own error", async () => {
+    const { isConnectionLoss } = await import("./connection-loss");
+    for (const code of ["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "ECONNRESET", "57P01", "57P02"]) expect(isConnectionLoss(Object.assign(new Error(code), { code }))).toBe(true);
+    // the session ended for idling in a transaction: FATAL
+    expect(isConnectionLoss(Object.assign(new Error("idle"), { code: "25P03", severity: "FATAL" }))).toBe(true);
+    for (const code of ["23505", "40001", "LEASE_LOST", "25P02"]) expect(isConnectionLoss(Object.assign(new Error(code), { code, severity: "ERROR" }))).toBe(false);
+    expect(isConnectionLoss(new Error("no code"))).toBe(false);
+    expect(isConnectionLoss(null)).toBe(false);
+  });
+});

@@ -1,6 +1,7 @@
 import { PgEventStore } from "../../events/pg-event-store";
 import type { ReadDb, Store, Tables, TxDb } from "../store";
 import { closePg, openPg, type OpenPgOptions, type PgDb } from "./client";
+import { untilConnectionLoss } from "./connection-loss";
 import * as pgSchema from "./schema";
 
 /**
@@ -20,7 +21,7 @@ export class PgStore implements Store {
   }
 
   tx<T>(fn: (tx: TxDb) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => fn(tx as unknown as TxDb));
+    return this.db.transaction((tx) => untilConnectionLoss(fn(tx as unknown as TxDb)));
   }
 
   async close(): Promise<void> {
