@@ -130,7 +130,9 @@ export class Cluster {
     const now = Date.now();
     await this.deps.store.tx((tx) => tx.update(servers).set({ heartbeatAt: now }).where(eq(servers.id, this.serverId)));
     for (const lost of await this.leases.renew()) {
-      this.deps.log.warn(lost, "another server took over what this server owned: stopped here");
+      // what it published for it meanwhile was refused by the fence (counted so far)
+      const refusedEvents = this.deps.store.events.refusedFor?.(lost.kind, lost.id) ?? 0;
+      this.deps.log.warn({ ...lost, refusedEvents }, "another server took over what this server owned: stopped here");
       this.lostHandlers.get(lost.kind)?.(lost.id);
     }
     if (!this.shared) return;

@@ -52,6 +52,8 @@ export interface EventStorage {
    * take commits before it, and one checked after it sees the new epoch.
    */
   holdAppends?(tx: TxDb): Promise<void>;
+  /** How many events fenced by this lease were refused since start (see EventFence). */
+  refusedFor?(kind: string, id: string): number;
 }
 
 type RawRow = {

@@ -120,6 +120,10 @@ export class PgEventStore implements EventStorage {
     return failed;
   }
 
+  refusedFor(kind: string, id: string): number {
+    return this.refused.get(`${kind}:${id}`) ?? 0;
+  }
+
   async holdAppends(tx: TxDb): Promise<void> {
     await (tx as unknown as { execute(query: ReturnType<typeof q>): Promise<unknown> }).execute(q`SELECT pg_advisory_xact_lock(${EVENTS_APPEND_LOCK})`);
   }
