@@ -172,7 +172,11 @@ function lifecycle(agent: Command, cli: Cli): void {
     "resume",
     "answer an agent's questions and let it go on",
     'yard agent resume brave-otter --answer q1=yes --answer q2="use port 8080"',
-    async (c, ref, opts) => line("Resumed", await c.agents.resume.mutate({ agentId: ref, answers: (opts.answer as Record<string, string> | undefined) ?? {} })),
+    async (c, ref, opts) => {
+      const a = await c.agents.resume.mutate({ agentId: ref, answers: (opts.answer as Record<string, string> | undefined) ?? {} });
+      // an interrupted agent no worker can take now waits for one
+      return line(a.status === "queued" ? "Queued" : "Resumed", a);
+    },
     (cmd) => cmd.option("--answer <id=text>", "the answer to one question, QUESTION_ID=TEXT (repeatable)", answer),
   );
 
