@@ -96,8 +96,7 @@ export class AgentWorkspaces {
    * Where an agent's work is read (changes, diff, summary): its host; for an agent whose worker is
    * connected to no server (lost, stopped), this server's repository, where its branch was pushed
    * as it committed (a repository given as a URL: the server's mirror, with the agent's branch
-   * fetched from the URL first). The workspace then names a path that cannot exist here
-   * (`/dev/null` is a file), so the read is of the branch: committed work only.
+   * fetched from the URL first): committed work only (`branchOnly`).
    */
   private async readerOf(row: AgentRow): Promise<{ host: AgentHost; ws: Workspace }> {
     const ws = workspaceOf(row);
@@ -105,7 +104,7 @@ export class AgentWorkspaces {
     if (row.branch && mirrorUrlOf(row.repoPath)) {
       await fetchAgentBranch(row.repoPath!, row.branch).catch((err: unknown) => this.ctx.log.warn({ err, agentId: row.id }, "fetching an agent's branch into the mirror failed: read as the mirror has it"));
     }
-    return { host: this.ctx.hosts.local, ws: { ...ws, path: `/dev/null/${row.alias}` } };
+    return { host: this.ctx.hosts.local, ws: { ...ws, branchOnly: true } };
   }
 
   async changes(row: AgentRow) {

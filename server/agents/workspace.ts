@@ -30,6 +30,11 @@ export interface Workspace {
   branch: string | null;
   baseRef: string | null;
   baseCommit: string | null;
+  /**
+   * Read the committed branch only, never a worktree at `path` (changes, diff, summary of an agent
+   * whose worktree is on a worker connected nowhere: its branch as pushed to this server).
+   */
+  branchOnly?: boolean;
 }
 
 const OWN_DIR = ".switchyard/";
@@ -51,7 +56,7 @@ const worktreeRemovals = new Map<string, Promise<unknown>>();
 async function readWorktree<T>(ws: Workspace, fromWorktree: () => Promise<T>, fromBranch: () => Promise<T>): Promise<T> {
   for (;;) {
     while (worktreeRemovals.has(ws.path)) await worktreeRemovals.get(ws.path);
-    if (!existsSync(ws.path)) return fromBranch();
+    if (ws.branchOnly || !existsSync(ws.path)) return fromBranch();
     const read: WorktreeRead = { overlapped: false };
     const reads = worktreeReads.get(ws.path) ?? new Set<WorktreeRead>();
     worktreeReads.set(ws.path, reads.add(read));
