@@ -72,7 +72,7 @@ export class PgAgentLogStore extends LogGroupCommit implements AgentLogStorage {
     const chunks = planned.length;
     const now = Date.now();
     const values = this.sql(planned as unknown as string[][]);
-    // without a fence the condition holds (a lease row of kind '' never exists, so NOT f.fenced)
+    // without a fence, held.fenced is false and the lines are stored (its lookup of kind '' finds no row)
     const [kind, entity, server, epoch] = fence ? [fence.kind, fence.id, fence.serverId, fence.epoch] : ["", "", "", 0];
     const fenced = this.sql`fenced AS (
         SELECT 1 FROM leases WHERE kind = ${kind}::text AND entity_id = ${entity}::text AND server_id = ${server}::text AND epoch = ${epoch}::int FOR SHARE
