@@ -89,7 +89,7 @@ describe("yard run", () => {
 describe("yard daemon", () => {
   it("spawns, triggers, snapshots, stops and lists a daemon", async () => {
     const spawned = await runYard(["daemon", "spawn", "--task", "Echo triggers.", "--name", "cli-daemon", "--model", "mock/echo", "--json"]);
-    expect(spawned.code).toBe(0);
+    expect(spawned.code, spawned.out).toBe(0);
     const { id } = JSON.parse(spawned.out) as { id: string };
     expect(id).toMatch(/^daemon_/);
     const trig = await runYard(["daemon", "trigger", id, '{"n":1}', "--json"]);

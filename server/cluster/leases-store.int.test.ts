@@ -71,6 +71,34 @@ describe("fenced writes on PostgreSQL (two servers)", () => {
     expect((await eventsOf(storeA, "r1")).map((e) => (e.payload as { message: string }).message)).toEqual(["before", "not the owner's"]);
   });
 
+  it("a lease taken while a renewal runs is not taken for lost by it", async () => {
+    const { storeA } = await twoServers();
+    // the renewal's transaction answers only once the take below is done: its UPDATE never saw the new row
+    let hold: Promise<void> | undefined;
+    let release!: () => void;
+    const slowed: Store = Object.create(storeA, {
+      tx: {
+        value: async <T>(fn: Parameters<Store["tx"]>[0]) => {
+          const gate = hold;
+          hold = undefined;
+          const out = (await storeA.tx(fn)) as T;
+          await gate;
+          return out;
+        },
+      },
+    });
+    const a = new LeaseBook(slowed, "server-a");
+    await a.acquire("run", "r0");
+    hold = new Promise<void>((r) => (release = r));
+    const renewing = a.renew();
+    expect(await a.acquire("daemon", "d-new")).toBe(1);
+    release();
+    expect(await renewing).toEqual([]);
+    expect(a.holds("daemon", "d-new")).toBe(true);
+    await storeA.tx((tx) => a.fence(tx, "daemon", "d-new"));
+    expect(await a.renew()).toEqual([]);
+  });
+
   it("a refused event's row write is not applied either", async () => {
     const { storeA, a, b, busA, expireA } = await twoServers();
     await a.acquire("daemon", "d1");

@@ -131,6 +131,9 @@ export class LeaseBook {
    */
   async renew(): Promise<Array<{ kind: LeaseKind; id: string }>> {
     const { leases } = this.store.t;
+    // only what was held before the UPDATE can be missing from its answer: a lease taken while it
+    // ran (its row committed after the UPDATE's snapshot) is not lost
+    const before = new Map(this.held);
     const rows = await this.store.tx((tx) =>
       tx
         .update(leases)
@@ -141,8 +144,9 @@ export class LeaseBook {
     const still = new Set(rows.map((r) => `${key(r.kind as LeaseKind, r.entityId)}@${r.epoch}`));
     const lostOnes: Array<{ kind: LeaseKind; id: string }> = [];
     const now = this.now();
-    for (const [k, l] of this.held) {
-      if (still.has(`${k}@${l.epoch}`)) continue;
+    for (const [k, l] of before) {
+      // released or taken again meanwhile: not this renewal's to judge
+      if (this.held.get(k) !== l || still.has(`${k}@${l.epoch}`)) continue;
       this.held.delete(k);
       this.forfeited.set(k, { epoch: l.epoch, at: now });
       lostOnes.push({ kind: l.kind, id: l.id });
