@@ -1,8 +1,7 @@
 import type { Sql } from "postgres";
 import { chunksOf, LEGACY_PROVIDER, linesIn, LogGroupCommit, type AgentLogStorage, type ChunkRef, type CommitResult, type LogAppend, type LogChunk, type StoredLine } from "./log-store";
 import type { SessionBounds } from "../../shared/agents";
-import { DomainError } from "../errors";
-import type { EventFence } from "../events/event-store";
+import { leaseLost, type EventFence } from "../events/event-store";
 
 type Returned = { id: string; seq: number; first_line: number };
 /** A chunk of one statement: its seq and first line counted from the agent's counters before it. */
@@ -100,7 +99,7 @@ export class PgAgentLogStore extends LogGroupCommit implements AgentLogStorage {
         FROM held, top, (VALUES ${values}) AS v (k, session, at, n, bytes, content)
         WHERE held.ok OR NOT held.fenced
         RETURNING id::text AS id, seq, first_line`;
-      if (rows.length === 0 && fence) throw leaseLost(fence, agentId);
+      if (rows.length === 0 && fence) throw leaseLost(fence.kind, fence.id, "its lines");
     }
     if (rows.length !== chunks) throw new Error(`Storing ${chunks} chunk(s) of agent ${agentId}'s log stored ${rows.length}`);
     const stored = [...rows].sort((a, b) => a.seq - b.seq);
@@ -164,11 +163,4 @@ function runsOf<T>(items: readonly T[], keyOf: (item: T) => string): T[][] {
     last = k;
   }
   return runs;
-}
-
-function leaseLost(f: EventFence, agentId: string): DomainError<"LEASE_LOST"> {
-  return new DomainError("LEASE_LOST", `This server no longer watches agent ${agentId} (epoch ${f.epoch}): another server took it over, so its lines are refused`, {
-    kind: "CONFLICT",
-    details: { kind: f.kind, id: f.id },
-  });
 }

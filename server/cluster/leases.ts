@@ -1,7 +1,6 @@
 import { and, eq, lt, or, sql } from "drizzle-orm";
 import { first, type Store, type TxDb } from "../db/store";
-import { DomainError } from "../errors";
-import type { EventFence } from "../events/event-store";
+import { leaseLost, type EventFence } from "../events/event-store";
 
 /** What a server can own: a strategy run, a daemon, or a CLI agent's running process (the server that watches it). */
 export type LeaseKind = "run" | "daemon" | "agent";
@@ -104,7 +103,7 @@ export class LeaseBook {
   async fence(tx: TxDb, kind: LeaseKind, id: string): Promise<void> {
     const mine = this.held.get(key(kind, id));
     if (!mine) {
-      if (this.forfeited.has(key(kind, id))) throw lost(kind, id);
+      if (this.forfeited.has(key(kind, id))) throw leaseLost(kind, id, "its write");
       return;
     }
     const { leases } = this.store.t;
@@ -113,7 +112,7 @@ export class LeaseBook {
       .set({ expiresAt: sql`${leases.expiresAt}` })
       .where(and(eq(leases.kind, kind), eq(leases.entityId, id), eq(leases.serverId, this.serverId), eq(leases.epoch, mine.epoch)))
       .returning({ epoch: leases.epoch });
-    if (rows.length === 0) throw lost(kind, id);
+    if (rows.length === 0) throw leaseLost(kind, id, "its write");
   }
 
   /** Let a lease go (the run or daemon ended here). */
@@ -170,8 +169,4 @@ export class LeaseBook {
     if (!row || row.serverId === this.serverId || row.expiresAt < this.now()) return undefined;
     return row.serverId;
   }
-}
-
-function lost(kind: LeaseKind, id: string): DomainError<LeaseCode> {
-  return new DomainError("LEASE_LOST", `This server no longer owns ${kind} ${id}: another server took it over`, { kind: "CONFLICT", details: { kind, id } });
 }

@@ -3,6 +3,7 @@ import { currentEventType, type BusEvent, type EventScope, type ScopeFilter, typ
 import type { Db } from "../db/client";
 import type { RowWrite, TxDb } from "../db/store";
 import { WriteGate } from "../db/write-gate";
+import { DomainError } from "../errors";
 
 /** One row as the bus hands it to the store: payload already serialized; `id` is set by the store's `append`. */
 export type EventRow = {
@@ -22,6 +23,11 @@ export type EventRow = {
  * (LEASE_LOST) and nothing of it is stored or delivered. A store of one server ignores it.
  */
 export type EventFence = { kind: string; id: string; epoch: number; serverId: string };
+
+/** The refusal of what a server writes for a lease it no longer holds (`what`: its event, its lines, its write). */
+export function leaseLost(kind: string, id: string, what: string): DomainError<"LEASE_LOST"> {
+  return new DomainError("LEASE_LOST", `This server no longer owns ${kind} ${id}: another server took it over, so ${what} is refused`, { kind: "CONFLICT", details: { kind, id } });
+}
 
 export type MaybePromise<T> = T | Promise<T>;
 

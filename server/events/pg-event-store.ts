@@ -4,9 +4,8 @@ import type { Sql, TransactionSql } from "postgres";
 import { currentEventType, type BusEvent, type EventScope, type ScopeFilter, type ScopeKind } from "../../shared/events";
 import * as pgSchema from "../db/pg/schema";
 import type { RowWrite, TxDb } from "../db/store";
-import { DomainError } from "../errors";
 import { untilConnectionLoss } from "../db/pg/connection-loss";
-import type { EventFence, EventRow, EventStorage } from "./event-store";
+import { leaseLost, type EventFence, type EventRow, type EventStorage } from "./event-store";
 
 /** Drizzle's transaction on postgres.js, as `append` runs the row writes in it. */
 type PgTx = Parameters<Parameters<PostgresJsDatabase<typeof pgSchema>["transaction"]>[0]>[0];
@@ -114,7 +113,7 @@ export class PgEventStore implements EventStorage {
       const k = `${f.kind}:${f.id}`;
       const lease = now.get(k);
       if (lease && lease.server_id === f.serverId && Number(lease.epoch) === f.epoch) continue;
-      failed.set(r, leaseLost(f));
+      failed.set(r, leaseLost(f.kind, f.id, "its event"));
       this.refused.set(k, (this.refused.get(k) ?? 0) + 1);
     }
     return failed;
@@ -182,13 +181,6 @@ function rawClient(tx: unknown): TransactionSql {
   const client = (tx as { session?: { client?: TransactionSql } }).session?.client;
   if (typeof client !== "function") throw new Error("drizzle's transaction no longer exposes its postgres.js client");
   return client;
-}
-
-function leaseLost(f: EventFence): DomainError<"LEASE_LOST"> {
-  return new DomainError("LEASE_LOST", `This server no longer owns ${f.kind} ${f.id} (epoch ${f.epoch}): another server took it over, so its event is refused`, {
-    kind: "CONFLICT",
-    details: { kind: f.kind, id: f.id },
-  });
 }
 
 function toEvent(r: PgRow): BusEvent {
